@@ -1,0 +1,184 @@
+#include "config/job_spec.hpp"
+
+namespace lg::config {
+
+std::optional<SourceLocation> JobSpec::location_of(const std::string& key) const
+{
+  std::string probe = key;
+  while (true) {
+    if (auto it = locations.find(probe); it != locations.end()) {
+      return it->second;
+    }
+    const auto dot = probe.rfind('.');
+    if (dot == std::string::npos) {
+      break;
+    }
+    probe.resize(dot);
+  }
+  if (!source_file.empty()) {
+    return SourceLocation{source_file, 0, 0};
+  }
+  return std::nullopt;
+}
+
+int world_size(const JobSpec& spec)
+{
+  return spec.cluster.nodes * spec.cluster.gpus_per_node;
+}
+
+int data_parallel_size(const JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  const int model = p.tp * p.pp * p.cp;
+  const int world = world_size(spec);
+  if (model <= 0 || world % model != 0) {
+    return 0;
+  }
+  return world / model;
+}
+
+int expert_tensor_parallel_size(const JobSpec& spec)
+{
+  return spec.parallelism.etp.value_or(spec.parallelism.tp);
+}
+
+int expert_data_parallel_size(const JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  const int group = expert_tensor_parallel_size(spec) * p.ep * p.pp;
+  const int world = world_size(spec);
+  if (group <= 0 || world % group != 0) {
+    return 0;
+  }
+  return world / group;
+}
+
+int num_microbatches(const JobSpec& spec)
+{
+  const int dp = data_parallel_size(spec);
+  const int per_step = spec.training.micro_batch_size * dp;
+  if (per_step <= 0 || spec.training.global_batch_size % per_step != 0) {
+    return 0;
+  }
+  return spec.training.global_batch_size / per_step;
+}
+
+std::int64_t padded_vocab_size(const JobSpec& spec)
+{
+  const std::int64_t multiple = static_cast<std::int64_t>(spec.model.make_vocab_size_divisible_by)
+                                * std::max(1, spec.parallelism.tp);
+  if (multiple <= 0) {
+    return spec.model.vocab_size;
+  }
+  return (spec.model.vocab_size + multiple - 1) / multiple * multiple;
+}
+
+int num_query_groups(const ModelSpec& model)
+{
+  return model.num_query_groups > 0 ? model.num_query_groups : model.num_attention_heads;
+}
+
+int kv_channels(const ModelSpec& model)
+{
+  if (model.kv_channels > 0) {
+    return model.kv_channels;
+  }
+  return model.num_attention_heads > 0 ? model.hidden_size / model.num_attention_heads : 0;
+}
+
+bool is_moe_layer(const ModelSpec& model, int layer)
+{
+  if (!model.moe || model.moe->num_experts <= 0) {
+    return false;
+  }
+  const auto& pattern = model.moe->layer_pattern;
+  if (pattern.empty()) {
+    return true;
+  }
+  if (layer < 0) {
+    return false;
+  }
+  if (static_cast<std::size_t>(layer) >= pattern.size()) {
+    // MTP layers take the type of the last layer.
+    return pattern.back() != 0;
+  }
+  return pattern[static_cast<std::size_t>(layer)] != 0;
+}
+
+bool is_fp8(Precision precision)
+{
+  return precision == Precision::fp8_delayed || precision == Precision::fp8_cs
+         || precision == Precision::fp8_blockwise || precision == Precision::mxfp8;
+}
+
+bool is_fp4(Precision precision)
+{
+  return precision == Precision::nvfp4;
+}
+
+const char* to_string(Precision precision)
+{
+  switch (precision) {
+  case Precision::bf16: return "bf16";
+  case Precision::fp16: return "fp16";
+  case Precision::fp8_delayed: return "fp8-delayed";
+  case Precision::fp8_cs: return "fp8-cs";
+  case Precision::fp8_blockwise: return "fp8-blockwise";
+  case Precision::mxfp8: return "mxfp8";
+  case Precision::nvfp4: return "nvfp4";
+  }
+  return "bf16";
+}
+
+const char* to_string(GpuGeneration generation)
+{
+  switch (generation) {
+  case GpuGeneration::ampere: return "ampere";
+  case GpuGeneration::hopper: return "hopper";
+  case GpuGeneration::blackwell: return "blackwell";
+  }
+  return "hopper";
+}
+
+const char* to_string(RecomputeGranularity granularity)
+{
+  switch (granularity) {
+  case RecomputeGranularity::none: return "none";
+  case RecomputeGranularity::selective: return "selective";
+  case RecomputeGranularity::full: return "full";
+  }
+  return "none";
+}
+
+const char* to_string(Fsdp fsdp)
+{
+  switch (fsdp) {
+  case Fsdp::none: return "none";
+  case Fsdp::megatron: return "megatron";
+  case Fsdp::torch: return "torch";
+  }
+  return "none";
+}
+
+const char* to_string(CudaGraphs graphs)
+{
+  switch (graphs) {
+  case CudaGraphs::none: return "none";
+  case CudaGraphs::local: return "local";
+  case CudaGraphs::transformer_engine: return "transformer_engine";
+  case CudaGraphs::full_iteration: return "full_iteration";
+  }
+  return "none";
+}
+
+const char* to_string(Framework framework)
+{
+  switch (framework) {
+  case Framework::megatron_bridge: return "megatron-bridge";
+  case Framework::megatron_lm: return "megatron-lm";
+  case Framework::nemo: return "nemo";
+  }
+  return "megatron-bridge";
+}
+
+} // namespace lg::config

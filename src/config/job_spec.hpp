@@ -1,0 +1,245 @@
+// The typed job: what the user asked for, after presets and defaults are
+// applied. Every stage (estimate, rules, env, render, launch, audit) reads this
+// struct and nothing else of the job file. Key names follow Megatron's own
+// names where one exists (SPEC.md "Job file").
+#pragma once
+
+#include "util/diagnostic.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lg::config {
+
+enum class Activation { swiglu, gelu, squared_relu, geglu };
+enum class Normalization { rms_norm, layer_norm };
+enum class Precision { bf16, fp16, fp8_delayed, fp8_cs, fp8_blockwise, mxfp8, nvfp4 };
+enum class RecomputeGranularity { none, selective, full };
+enum class RecomputeMethod { uniform, block };
+enum class AttentionBackend { fused, flash, unfused };
+enum class Fsdp { none, megatron, torch };
+enum class CudaGraphs { none, local, transformer_engine, full_iteration };
+enum class GpuGeneration { ampere, hopper, blackwell };
+enum class Framework { megatron_bridge, megatron_lm, nemo };
+
+// Mixture-of-experts block. Absent (std::nullopt in ModelSpec) for dense.
+struct MoeSpec
+{
+  int num_experts = 0;
+  int moe_ffn_hidden_size = 0;
+  int router_topk = 2;
+  int shared_expert_intermediate_size = 0;  // 0 = no shared expert
+  // Per layer 1 = MoE, 0 = dense. Empty means every layer is MoE. An integer
+  // `layer_freq = f` in the job file expands to i % f == 0.
+  std::vector<int> layer_pattern;
+  std::string token_dispatcher = "alltoall";  // alltoall | allgather | flex
+  bool router_bias = false;                   // expert bias (aux-loss-free)
+  bool shared_expert_gate = false;
+};
+
+// Multi-latent attention (DeepSeek-V2/V3). q_lora_rank 0 means no q
+// compression.
+struct MlaSpec
+{
+  int q_lora_rank = 0;
+  int kv_lora_rank = 512;
+  int qk_head_dim = 128;
+  int qk_pos_emb_head_dim = 64;
+  int v_head_dim = 128;
+};
+
+struct ModelSpec
+{
+  std::string preset;
+  int num_layers = 0;
+  int hidden_size = 0;
+  int ffn_hidden_size = 0;
+  int num_attention_heads = 0;
+  int num_query_groups = 0;  // 0 = same as num_attention_heads (MHA)
+  int kv_channels = 0;       // 0 = hidden_size / num_attention_heads
+  std::int64_t vocab_size = 0;
+  int make_vocab_size_divisible_by = 128;
+  int seq_length = 4096;
+  int max_position_embeddings = 0;  // 0 = seq_length
+  Activation activation = Activation::swiglu;
+  Normalization normalization = Normalization::rms_norm;
+  bool add_bias_linear = false;
+  bool add_qkv_bias = false;
+  bool qk_layernorm = false;
+  bool untie_embeddings_and_output_weights = true;
+  std::string position_embedding_type = "rope";  // rope | learned_absolute | none
+  double hidden_dropout = 0.0;
+  double attention_dropout = 0.0;
+  int mtp_num_layers = 0;
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;
+  // Published total parameter count of the preset, for the benchmark and
+  // tests (0 when unknown). Not used by the estimator.
+  std::int64_t published_parameters = 0;
+};
+
+struct ParallelismSpec
+{
+  int tp = 1;
+  int pp = 1;
+  std::optional<int> vpp;  // virtual stages per pipeline rank; absent = none
+  int cp = 1;
+  int ep = 1;
+  std::optional<int> etp;  // default: tp
+  bool sequence_parallel = false;
+  std::optional<int> first_stage_layers;  // uneven PP
+  std::optional<int> last_stage_layers;
+};
+
+struct RecomputeSpec
+{
+  RecomputeGranularity granularity = RecomputeGranularity::none;
+  // selective: "core_attn", "mlp", "moe", "moe_act", "layernorm", "mla_up_proj",
+  // "shared_experts". Default ["core_attn"] when selective and empty.
+  std::vector<std::string> modules;
+  RecomputeMethod method = RecomputeMethod::uniform;  // full only
+  int num_layers = 1;                                 // full only
+};
+
+struct OptimizerSpec
+{
+  std::string name = "adam";  // adam | sgd
+  bool precision_aware = false;
+  std::string grad_dtype = "fp32";   // main_grads_dtype: fp32 | bf16
+  std::string state_dtype = "fp32";  // exp_avg(_sq) dtype: fp32 | bf16 | fp16 | fp8
+  double cpu_offload_fraction = 0.0;
+};
+
+struct TrainingSpec
+{
+  int micro_batch_size = 1;
+  int global_batch_size = 1;
+  Precision precision = Precision::bf16;
+  RecomputeSpec recompute;
+  AttentionBackend attention_backend = AttentionBackend::fused;
+  bool distributed_optimizer = true;
+  OptimizerSpec optimizer;
+  Fsdp fsdp = Fsdp::none;
+  // none | optim | optim_grads | optim_grads_params (Megatron FSDP)
+  std::string fsdp_sharding = "optim_grads_params";
+  int cpu_offloading_layers = 0;  // activation offloading (needs pp = 1)
+  CudaGraphs cuda_graphs = CudaGraphs::none;
+  std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, …
+  bool nccl_ub = false;
+  bool tp_comm_overlap = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool overlap_moe_expert_parallel_comm = false;
+  bool delay_wgrad_compute = false;
+  bool fp8_param_gather = false;
+};
+
+struct PeftSpec
+{
+  std::string method = "none";  // none | lora
+  int rank = 16;
+  double alpha = 32;
+  std::vector<std::string> targets = {"linear_qkv", "linear_proj", "linear_fc1",
+                                      "linear_fc2"};
+  bool sequence_parallel_input_regather = false;
+};
+
+// A GPU model from presets/gpus/<name>.toml.
+struct GpuSpec
+{
+  std::string name = "h100-80gb";
+  std::string display_name = "H100 80GB";
+  std::int64_t capacity_bytes = 0;  // what torch.cuda.mem_get_info() reports as total
+  GpuGeneration generation = GpuGeneration::hopper;
+  int nvlink_domain = 8;  // GPUs per NVLink domain (72 on GB200 NVL72)
+};
+
+struct ClusterSpec
+{
+  std::string gpu = "h100-80gb";
+  GpuSpec gpu_info;  // resolved from the preset
+  int nodes = 1;
+  int gpus_per_node = 8;
+};
+
+struct SlurmSpec
+{
+  std::string partition;
+  std::string account;
+  std::string qos;
+  std::string time = "01:00:00";
+  std::string mem;  // --mem, empty = not set
+  std::vector<std::string> extra_args;
+  std::string signal = "TERM@60";
+};
+
+struct LaunchSpec
+{
+  std::string template_name = "srun-native";
+  Framework framework = Framework::megatron_bridge;
+  std::vector<std::string> command;
+  std::string container_image;
+  std::vector<std::string> container_mounts;
+  std::string workdir = ".";
+  std::string output = "logs/%x-%j.out";
+};
+
+struct RetrySpec
+{
+  int max_attempts = 3;
+  std::vector<std::string> fixes = {"expandable_segments", "lora_input_regather",
+                                    "recompute_core_attn", "increase_pp",
+                                    "recompute_mlp"};
+};
+
+struct JobSpec
+{
+  std::string name = "job";
+  ModelSpec model;
+  ParallelismSpec parallelism;
+  TrainingSpec training;
+  PeftSpec peft;
+  ClusterSpec cluster;
+  SlurmSpec slurm;
+  LaunchSpec launch;
+  // User environment in file order; values win over the composer's.
+  std::vector<std::pair<std::string, std::string>> env;
+  RetrySpec retry;
+
+  // Where each key came from: "parallelism.tp" -> job.toml:12:6. Keys from a
+  // preset point into the preset file. Used by rules to place findings.
+  std::string source_file;
+  std::map<std::string, SourceLocation> locations;
+
+  // Return the location of `key`, or of the section it belongs to, or of the
+  // job file itself.
+  std::optional<SourceLocation> location_of(const std::string& key) const;
+};
+
+// --- Derived quantities (config/derived.cpp) ---
+
+int world_size(const JobSpec& spec);          // nodes * gpus_per_node
+int data_parallel_size(const JobSpec& spec);  // world / (tp * pp * cp), 0 if not integral
+int expert_tensor_parallel_size(const JobSpec& spec);  // etp or tp
+// Expert data parallel size: world / (etp * ep * pp), 0 if not integral.
+int expert_data_parallel_size(const JobSpec& spec);
+int num_microbatches(const JobSpec& spec);   // gbs / (mbs * dp), 0 if not integral
+std::int64_t padded_vocab_size(const JobSpec& spec);
+int num_query_groups(const ModelSpec& model);  // resolves 0 -> heads
+int kv_channels(const ModelSpec& model);       // resolves 0 -> h / a
+bool is_moe_layer(const ModelSpec& model, int layer);  // layer is 0-based
+bool is_fp8(Precision precision);   // any fp8 recipe
+bool is_fp4(Precision precision);
+
+const char* to_string(Precision precision);
+const char* to_string(GpuGeneration generation);
+const char* to_string(RecomputeGranularity granularity);
+const char* to_string(Fsdp fsdp);
+const char* to_string(CudaGraphs graphs);
+const char* to_string(Framework framework);
+
+} // namespace lg::config
