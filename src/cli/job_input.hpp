@@ -1,0 +1,36 @@
+// Reading "the job" the way every job-taking subcommand does: a TOML file, or
+// a Megatron-LM command line after `--` plus --gpu/--nodes/--gpus-per-node.
+#pragma once
+
+#include "config/job_spec.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <string>
+#include <vector>
+
+namespace lg::cli {
+
+// Add the job options (--gpu, --nodes, --gpus-per-node, --preset-dir) to
+// `options`. The positional JOB.toml is declared by the caller as "job".
+void add_job_options(boost::program_options::options_description& options);
+
+// Parse `args` with `options` (plus positional "job"), returning the variables
+// and, separately, the words after a literal `--`. Throws UsageError with the
+// subcommand's usage on unknown options.
+struct ParsedArgs
+{
+  boost::program_options::variables_map vars;
+  std::vector<std::string> passthrough;  // after `--`
+};
+ParsedArgs parse_args(const std::string& command,
+                      const boost::program_options::options_description& options,
+                      const std::vector<std::string>& args,
+                      int max_positional = 1);
+
+// Load the job named by `parsed`: the TOML file in vars["job"], or the
+// Megatron command line in passthrough. Throws InputError (exit 2) on bad
+// input, with file:line:column and a hint.
+config::JobSpec load_job(const ParsedArgs& parsed);
+
+} // namespace lg::cli
