@@ -21,9 +21,13 @@ using CommandFn = int (*)(const GlobalOptions& global, const std::vector<std::st
 struct CommandSpec
 {
   const char* name;
-  const char* summary;  // one line, shown by `launchguard --help`
+  const char* synopsis;  // "check JOB.toml | -- MEGATRON_ARGS…"
+  const char* summary;   // one line, shown by `launchguard --help`
   CommandFn run;
 };
+
+// Return the command named `name`, or nullptr.
+const CommandSpec* find_command(const std::string& name);
 
 // Parse global options, dispatch to the subcommand, return its exit code.
 int run(int argc, char** argv);

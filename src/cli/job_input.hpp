@@ -15,12 +15,15 @@ namespace lg::cli {
 // `options`. The positional JOB.toml is declared by the caller as "job".
 void add_job_options(boost::program_options::options_description& options);
 
-// Parse `args` with `options` (plus positional "job"), returning the variables
-// and, separately, the words after a literal `--`. Throws UsageError with the
-// subcommand's usage on unknown options.
+// Parse `args` with `options`, returning the variables, the positional words
+// (at most `max_positional`; -1 = any number) and, separately, the words after
+// a literal `--`. Throws UsageError with the subcommand's usage and a "did you
+// mean" on unknown options. `--help` prints the subcommand's usage and
+// options and throws ExitRequest{0}.
 struct ParsedArgs
 {
   boost::program_options::variables_map vars;
+  std::vector<std::string> positional;   // plain words (JOB.toml, LOG…)
   std::vector<std::string> passthrough;  // after `--`
 };
 ParsedArgs parse_args(const std::string& command,
@@ -28,7 +31,13 @@ ParsedArgs parse_args(const std::string& command,
                       const std::vector<std::string>& args,
                       int max_positional = 1);
 
-// Load the job named by `parsed`: the TOML file in vars["job"], or the
+// Thrown to end the command early with `code` (after --help, say).
+struct ExitRequest
+{
+  int code = 0;
+};
+
+// Load the job named by `parsed`: the TOML file in positional[0], or the
 // Megatron command line in passthrough. Throws InputError (exit 2) on bad
 // input, with file:line:column and a hint.
 config::JobSpec load_job(const ParsedArgs& parsed);

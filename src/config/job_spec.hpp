@@ -127,6 +127,9 @@ struct TrainingSpec
   // none | optim | optim_grads | optim_grads_params (Megatron FSDP)
   std::string fsdp_sharding = "optim_grads_params";
   int cpu_offloading_layers = 0;  // activation offloading (needs pp = 1)
+  // Fine-grained activation offloading (--fine-grained-activation-offloading);
+  // with TE >= 2.10 it needs NVTE_CPU_OFFLOAD_V1=1 (env composer).
+  bool fine_grained_activation_offloading = false;
   CudaGraphs cuda_graphs = CudaGraphs::none;
   std::vector<std::string> cuda_graph_modules;  // attn, mlp, moe, moe_router, …
   bool nccl_ub = false;

@@ -1,0 +1,47 @@
+// `launchguard check`: preflight. Rules + environment findings + the memory
+// verdict; exit 1 when any finding is an error.
+#include "cli/commands.hpp"
+#include "cli/estimate_output.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/job_input.hpp"
+#include "cli/output.hpp"
+#include "cli/preflight.hpp"
+
+#include <fmt/core.h>
+
+namespace lg::cli {
+
+int run_check(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  boost::program_options::options_description options("check options");
+  add_job_options(options);
+  const ParsedArgs parsed = parse_args("check", options, args);
+  const config::JobSpec spec = load_job(parsed);
+  const Preflight result = preflight(spec);
+  const bool ok = !has_errors(result.findings);
+  if (global.json) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const auto& finding : result.findings) {
+      findings.push_back(to_json(finding));
+    }
+    print_json({{"ok", ok}, {"findings", findings}, {"estimate", to_json(result.estimate)}});
+    return ok ? k_exit_ok : k_exit_job_errors;
+  }
+  print_diagnostics(global, result.findings);
+  if (!result.findings.empty()) {
+    fmt::print("\n");
+  }
+  fmt::print("{}: {}\n", spec.name, verdict_line(global, result.estimate));
+  std::size_t errors = 0;
+  std::size_t warnings = 0;
+  for (const auto& finding : result.findings) {
+    errors += finding.severity == Severity::error ? 1 : 0;
+    warnings += finding.severity == Severity::warning ? 1 : 0;
+  }
+  fmt::print("{}: {} error(s), {} warning(s), {} advice\n",
+             ok ? colorize(global.color, "green", "ok") : colorize(global.color, "red", "failed"), errors,
+             warnings, result.findings.size() - errors - warnings);
+  return ok ? k_exit_ok : k_exit_job_errors;
+}
+
+} // namespace lg::cli

@@ -1,0 +1,28 @@
+// Subcommands whose stage has not landed yet. Each says so plainly and exits
+// with the usage code; none pretends to work.
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "util/error.hpp"
+
+namespace lg::cli {
+
+namespace {
+
+[[noreturn]] void not_yet(const char* name)
+{
+  UsageError error("'{}' is not available in this build yet", name);
+  error.hint = "see the project's issues for its status";
+  throw error;
+}
+
+} // namespace
+
+int run_submit(const GlobalOptions&, const std::vector<std::string>&) { not_yet("submit"); }
+int run_watch(const GlobalOptions&, const std::vector<std::string>&) { not_yet("watch"); }
+int run_runs(const GlobalOptions&, const std::vector<std::string>&) { not_yet("runs"); }
+int run_audit(const GlobalOptions&, const std::vector<std::string>&) { not_yet("audit"); }
+int run_env(const GlobalOptions&, const std::vector<std::string>&) { not_yet("env"); }
+int run_render(const GlobalOptions&, const std::vector<std::string>&) { not_yet("render"); }
+int run_diagnose(const GlobalOptions&, const std::vector<std::string>&) { not_yet("diagnose"); }
+
+} // namespace lg::cli

@@ -1,0 +1,427 @@
+#include "config/megatron_args.hpp"
+
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <map>
+
+namespace lg::config {
+
+namespace {
+
+// Flags and the words after each, up to the next "--flag".
+struct Flag
+{
+  std::vector<std::string> values;
+  int position = 0;  // 1-based word index of the flag
+};
+using FlagMap = std::map<std::string, Flag>;
+
+bool is_flag(const std::string& word)
+{
+  return word.size() > 2 && word.starts_with("--");
+}
+
+FlagMap collect_flags(const std::vector<std::string>& argv)
+{
+  FlagMap flags;
+  std::string current;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& word = argv[i];
+    if (is_flag(word)) {
+      std::string name = word.substr(2);
+      std::string inline_value;
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        inline_value = name.substr(eq + 1);
+        name.resize(eq);
+      }
+      auto& flag = flags[name];
+      flag.values.clear();
+      flag.position = static_cast<int>(i + 1);
+      current = name;
+      if (!inline_value.empty()) {
+        flag.values.push_back(inline_value);
+        current.clear();
+      }
+    } else if (!current.empty()) {
+      flags[current].values.push_back(word);
+    }
+  }
+  return flags;
+}
+
+class Reader
+{
+public:
+  Reader(const FlagMap& flags, JobSpec& spec)
+    : m_flags(flags),
+      m_spec(spec)
+  {
+  }
+
+  bool has(const std::string& name) const { return m_flags.count(name) != 0; }
+
+  const Flag* find(const std::string& name, const std::string& key)
+  {
+    const auto it = m_flags.find(name);
+    if (it == m_flags.end()) {
+      return nullptr;
+    }
+    if (!key.empty()) {
+      m_spec.locations[key] = SourceLocation{"command line", 1, it->second.position};
+    }
+    return &it->second;
+  }
+
+  std::optional<long long> integer(const std::string& name, const std::string& key = {})
+  {
+    const Flag* flag = find(name, key);
+    if (flag == nullptr) {
+      return std::nullopt;
+    }
+    const std::string text = flag->values.empty() ? "" : flag->values.front();
+    long long value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      InputError error("command line:1:{}: --{} needs an integer, got '{}'", flag->position, name, text);
+      error.hint = fmt::format("write --{} 4", name);
+      throw error;
+    }
+    return value;
+  }
+
+  std::optional<double> number(const std::string& name, const std::string& key = {})
+  {
+    const Flag* flag = find(name, key);
+    if (flag == nullptr) {
+      return std::nullopt;
+    }
+    const std::string text = flag->values.empty() ? "" : flag->values.front();
+    try {
+      std::size_t used = 0;
+      const double value = std::stod(text, &used);
+      if (used == text.size()) {
+        return value;
+      }
+    } catch (const std::exception&) {
+    }
+    InputError error("command line:1:{}: --{} needs a number, got '{}'", flag->position, name, text);
+    throw error;
+  }
+
+  std::optional<std::string> word(const std::string& name, const std::string& key = {})
+  {
+    const Flag* flag = find(name, key);
+    if (flag == nullptr) {
+      return std::nullopt;
+    }
+    if (flag->values.empty()) {
+      InputError error("command line:1:{}: --{} needs a value", flag->position, name);
+      throw error;
+    }
+    return flag->values.front();
+  }
+
+  std::optional<std::vector<std::string>> words(const std::string& name, const std::string& key = {})
+  {
+    const Flag* flag = find(name, key);
+    if (flag == nullptr) {
+      return std::nullopt;
+    }
+    return flag->values;
+  }
+
+  bool set(const std::string& name, const std::string& key = {}) { return find(name, key) != nullptr; }
+
+private:
+  const FlagMap& m_flags;
+  JobSpec& m_spec;
+};
+
+template<typename T>
+void assign(std::optional<long long> value, T& target)
+{
+  if (value) {
+    target = static_cast<T>(*value);
+  }
+}
+
+void read_model(Reader& r, JobSpec& spec)
+{
+  auto& m = spec.model;
+  assign(r.integer("num-layers", "model.num_layers"), m.num_layers);
+  assign(r.integer("hidden-size", "model.hidden_size"), m.hidden_size);
+  assign(r.integer("num-attention-heads", "model.num_attention_heads"), m.num_attention_heads);
+  assign(r.integer("kv-channels", "model.kv_channels"), m.kv_channels);
+  if (r.set("group-query-attention")) {
+    assign(r.integer("num-query-groups", "model.num_query_groups"), m.num_query_groups);
+  }
+  assign(r.integer("seq-length", "model.seq_length"), m.seq_length);
+  assign(r.integer("max-position-embeddings", "model.max_position_embeddings"), m.max_position_embeddings);
+  assign(r.integer("make-vocab-size-divisible-by", "model.make_vocab_size_divisible_by"), m.make_vocab_size_divisible_by);
+  // Megatron defaults (arguments.py, transformer_config.py): GELU, LayerNorm,
+  // biases on, learned absolute positions, tied embeddings, dropout 0.1.
+  m.activation = r.set("swiglu", "model.activation") ? Activation::swiglu
+                 : r.set("squared-relu", "model.activation") ? Activation::squared_relu
+                                                              : Activation::gelu;
+  m.normalization = Normalization::layer_norm;
+  if (auto norm = r.word("normalization", "model.normalization")) {
+    m.normalization = *norm == "RMSNorm" ? Normalization::rms_norm : Normalization::layer_norm;
+  }
+  m.add_bias_linear = !r.set("disable-bias-linear", "model.add_bias_linear");
+  m.add_qkv_bias = m.add_bias_linear || r.set("add-qkv-bias", "model.add_qkv_bias");
+  m.qk_layernorm = r.set("qk-layernorm", "model.qk_layernorm");
+  m.untie_embeddings_and_output_weights = r.set("untie-embeddings-and-output-weights", "model.untie_embeddings_and_output_weights");
+  m.position_embedding_type = r.word("position-embedding-type", "model.position_embedding_type").value_or("learned_absolute");
+  m.hidden_dropout = r.number("hidden-dropout", "model.hidden_dropout").value_or(0.1);
+  m.attention_dropout = r.number("attention-dropout", "model.attention_dropout").value_or(0.1);
+  assign(r.integer("mtp-num-layers", "model.mtp_num_layers"), m.mtp_num_layers);
+  if (m.ffn_hidden_size == 0) {
+    assign(r.integer("ffn-hidden-size", "model.ffn_hidden_size"), m.ffn_hidden_size);
+  }
+  if (m.ffn_hidden_size == 0) {
+    m.ffn_hidden_size = m.activation == Activation::swiglu
+                          ? static_cast<int>(4LL * m.hidden_size * 2 / 3 / 64 * 64)
+                          : 4 * m.hidden_size;
+  }
+  if (auto vocab = r.integer("vocab-size", "model.vocab_size")) {
+    m.vocab_size = *vocab;
+  } else if (auto padded = r.integer("padded-vocab-size", "model.vocab_size")) {
+    m.vocab_size = *padded;
+  } else if (r.word("tokenizer-type").value_or("") == "GPT2BPETokenizer") {
+    m.vocab_size = 50257;
+  } else if (r.has("tokenizer-type")) {
+    m.vocab_size = 131072;  // TikTokenizer / NullTokenizer default 2**17
+  }
+}
+
+void read_moe_mla(Reader& r, JobSpec& spec)
+{
+  auto& m = spec.model;
+  if (auto experts = r.integer("num-experts", "model.moe.num_experts")) {
+    MoeSpec moe;
+    moe.num_experts = static_cast<int>(*experts);
+    moe.moe_ffn_hidden_size = static_cast<int>(r.integer("moe-ffn-hidden-size", "model.moe.moe_ffn_hidden_size").value_or(m.ffn_hidden_size));
+    moe.router_topk = static_cast<int>(r.integer("moe-router-topk", "model.moe.router_topk").value_or(2));
+    moe.shared_expert_intermediate_size = static_cast<int>(r.integer("moe-shared-expert-intermediate-size", "model.moe.shared_expert_intermediate_size").value_or(0));
+    moe.token_dispatcher = r.word("moe-token-dispatcher-type", "model.moe.token_dispatcher").value_or("allgather");
+    moe.router_bias = r.set("moe-router-enable-expert-bias");
+    if (auto freq = r.word("moe-layer-freq", "model.moe.layer_freq")) {
+      moe.layer_pattern = parse_moe_layer_freq(*freq, m.num_layers);
+    }
+    m.moe = moe;
+  }
+  if (r.set("multi-latent-attention", "model.mla")) {
+    MlaSpec mla;
+    assign(r.integer("q-lora-rank", "model.mla.q_lora_rank"), mla.q_lora_rank);
+    assign(r.integer("kv-lora-rank", "model.mla.kv_lora_rank"), mla.kv_lora_rank);
+    assign(r.integer("qk-head-dim", "model.mla.qk_head_dim"), mla.qk_head_dim);
+    assign(r.integer("qk-pos-emb-head-dim", "model.mla.qk_pos_emb_head_dim"), mla.qk_pos_emb_head_dim);
+    assign(r.integer("v-head-dim", "model.mla.v_head_dim"), mla.v_head_dim);
+    m.mla = mla;
+  }
+}
+
+void read_parallelism(Reader& r, JobSpec& spec)
+{
+  auto& p = spec.parallelism;
+  assign(r.integer("tensor-model-parallel-size", "parallelism.tp"), p.tp);
+  assign(r.integer("pipeline-model-parallel-size", "parallelism.pp"), p.pp);
+  assign(r.integer("context-parallel-size", "parallelism.cp"), p.cp);
+  assign(r.integer("expert-model-parallel-size", "parallelism.ep"), p.ep);
+  if (auto etp = r.integer("expert-tensor-parallel-size", "parallelism.etp")) {
+    p.etp = static_cast<int>(*etp);
+  }
+  // Megatron silently disables SP when TP = 1; keep what the user asked so
+  // the rule can say so.
+  p.sequence_parallel = r.set("sequence-parallel", "parallelism.sequence_parallel");
+  if (auto v = r.integer("num-virtual-stages-per-pipeline-rank", "parallelism.vpp")) {
+    p.vpp = static_cast<int>(*v);
+  } else if (auto per_stage = r.integer("num-layers-per-virtual-pipeline-stage", "parallelism.vpp")) {
+    if (*per_stage > 0 && p.pp > 0) {
+      p.vpp = static_cast<int>(spec.model.num_layers / p.pp / *per_stage);
+    }
+  }
+  if (auto first = r.integer("decoder-first-pipeline-num-layers", "parallelism.first_stage_layers")) {
+    p.first_stage_layers = static_cast<int>(*first);
+  }
+  if (auto last = r.integer("decoder-last-pipeline-num-layers", "parallelism.last_stage_layers")) {
+    p.last_stage_layers = static_cast<int>(*last);
+  }
+}
+
+Precision read_precision(Reader& r)
+{
+  if (r.set("fp4-format", "training.precision")) {
+    return Precision::nvfp4;
+  }
+  if (r.set("fp8-format", "training.precision")) {
+    const std::string recipe = r.word("fp8-recipe", "training.precision").value_or("delayed");
+    if (recipe == "tensorwise") {
+      return Precision::fp8_cs;
+    }
+    if (recipe == "blockwise") {
+      return Precision::fp8_blockwise;
+    }
+    if (recipe == "mxfp8") {
+      return Precision::mxfp8;
+    }
+    return Precision::fp8_delayed;
+  }
+  return r.set("fp16", "training.precision") ? Precision::fp16 : Precision::bf16;
+}
+
+void read_training(Reader& r, JobSpec& spec)
+{
+  auto& t = spec.training;
+  assign(r.integer("micro-batch-size", "training.micro_batch_size"), t.micro_batch_size);
+  assign(r.integer("global-batch-size", "training.global_batch_size"), t.global_batch_size);
+  t.precision = read_precision(r);
+  if (auto g = r.word("recompute-granularity", "training.recompute.granularity")) {
+    t.recompute.granularity = *g == "full" ? RecomputeGranularity::full : RecomputeGranularity::selective;
+  } else if (r.set("recompute-activations", "training.recompute.granularity")) {
+    t.recompute.granularity = RecomputeGranularity::selective;
+  }
+  if (auto method = r.word("recompute-method", "training.recompute.method")) {
+    t.recompute.method = *method == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
+  }
+  assign(r.integer("recompute-num-layers", "training.recompute.num_layers"), t.recompute.num_layers);
+  if (auto modules = r.words("recompute-modules", "training.recompute.modules")) {
+    t.recompute.modules = *modules;
+  }
+  if (auto backend = r.word("attention-backend", "training.attention_backend")) {
+    t.attention_backend = *backend == "unfused" ? AttentionBackend::unfused
+                          : *backend == "flash" ? AttentionBackend::flash
+                                                : AttentionBackend::fused;
+  }
+  t.distributed_optimizer = r.set("use-distributed-optimizer", "training.distributed_optimizer");
+  if (r.set("use-megatron-fsdp", "training.fsdp")) {
+    t.fsdp = Fsdp::megatron;
+    t.fsdp_sharding = r.word("data-parallel-sharding-strategy", "training.fsdp_sharding").value_or("optim_grads_params");
+  } else if (r.set("use-torch-fsdp2", "training.fsdp")) {
+    t.fsdp = Fsdp::torch;
+  }
+  assign(r.integer("cpu-offloading-num-layers", "training.cpu_offloading_layers"), t.cpu_offloading_layers);
+  if (auto impl = r.word("cuda-graph-impl", "training.cuda_graphs")) {
+    t.cuda_graphs = *impl == "local" ? CudaGraphs::local
+                    : *impl == "transformer_engine" ? CudaGraphs::transformer_engine
+                    : *impl == "full_iteration" ? CudaGraphs::full_iteration
+                                                : CudaGraphs::none;
+  } else if (r.set("enable-cuda-graph", "training.cuda_graphs")) {
+    t.cuda_graphs = CudaGraphs::local;
+  } else if (r.set("external-cuda-graph", "training.cuda_graphs")) {
+    t.cuda_graphs = CudaGraphs::transformer_engine;
+  }
+  if (auto modules = r.words("cuda-graph-modules", "training.cuda_graph_modules")) {
+    t.cuda_graph_modules = *modules;
+  }
+  t.nccl_ub = r.set("use-nccl-ub", "training.nccl_ub");
+  t.tp_comm_overlap = r.set("tp-comm-overlap", "training.tp_comm_overlap");
+  t.overlap_grad_reduce = r.set("overlap-grad-reduce", "training.overlap_grad_reduce");
+  t.overlap_param_gather = r.set("overlap-param-gather", "training.overlap_param_gather");
+  t.overlap_moe_expert_parallel_comm = r.set("overlap-moe-expert-parallel-comm", "training.overlap_moe_expert_parallel_comm");
+  t.delay_wgrad_compute = r.set("delay-wgrad-compute", "training.delay_wgrad_compute");
+  t.fp8_param_gather = r.set("fp8-param-gather", "training.fp8_param_gather");
+  auto& o = t.optimizer;
+  o.name = r.word("optimizer", "training.optimizer.name").value_or("adam");
+  o.precision_aware = r.set("use-precision-aware-optimizer", "training.optimizer.precision_aware");
+  o.grad_dtype = r.word("main-grads-dtype", "training.optimizer.grad_dtype").value_or("fp32");
+  o.state_dtype = r.word("exp-avg-dtype", "training.optimizer.state_dtype").value_or("fp32");
+  if (r.set("optimizer-cpu-offload", "training.optimizer.cpu_offload_fraction")) {
+    o.cpu_offload_fraction = r.number("optimizer-offload-fraction").value_or(1.0);
+  }
+}
+
+} // namespace
+
+std::vector<int> parse_moe_layer_freq(const std::string& text, int num_layers)
+{
+  std::string compact;
+  for (char c : text) {
+    if (c != ' ' && c != '(' && c != ')') {
+      compact += c;
+    }
+  }
+  auto bad = [&]() {
+    InputError error("--moe-layer-freq '{}' is neither an integer nor a list of 0/1", text);
+    error.hint = "write --moe-layer-freq 1 or \"([0]*3+[1]*58)\"";
+    return error;
+  };
+  if (!compact.empty() && compact.front() != '[') {
+    int freq = 0;
+    const auto [end, ec] = std::from_chars(compact.data(), compact.data() + compact.size(), freq);
+    if (ec != std::errc() || end != compact.data() + compact.size() || freq <= 0) {
+      throw bad();
+    }
+    std::vector<int> pattern;
+    if (freq > 1) {
+      for (int i = 0; i < num_layers; ++i) {
+        pattern.push_back(i % freq == 0 ? 1 : 0);
+      }
+    }
+    return pattern;
+  }
+  // Sum of terms: [a,b,c] or [a]*n.
+  std::vector<int> pattern;
+  for (const auto& term : split(compact, '+')) {
+    const auto close = term.find(']');
+    if (term.empty() || term.front() != '[' || close == std::string::npos) {
+      throw bad();
+    }
+    std::vector<int> items;
+    for (const auto& item : split(term.substr(1, close - 1), ',')) {
+      if (item != "0" && item != "1") {
+        throw bad();
+      }
+      items.push_back(item == "1" ? 1 : 0);
+    }
+    int repeat = 1;
+    if (close + 1 < term.size()) {
+      if (term[close + 1] != '*') {
+        throw bad();
+      }
+      const std::string count = term.substr(close + 2);
+      const auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), repeat);
+      if (ec != std::errc() || end != count.data() + count.size() || repeat < 0 || repeat > 100000) {
+        throw bad();
+      }
+    }
+    for (int i = 0; i < repeat; ++i) {
+      pattern.insert(pattern.end(), items.begin(), items.end());
+    }
+  }
+  return pattern;
+}
+
+JobSpec job_from_megatron_args(const std::vector<std::string>& argv, const MegatronArgsOptions& options)
+{
+  JobSpec spec;
+  spec.name = "megatron-job";
+  spec.source_file = "command line";
+  spec.launch.framework = Framework::megatron_lm;
+  spec.launch.template_name = "torchrun";
+  spec.launch.command = argv;
+  spec.cluster.gpu = options.gpu;
+  spec.cluster.nodes = options.nodes;
+  spec.cluster.gpus_per_node = options.gpus_per_node;
+  const FlagMap flags = collect_flags(argv);
+  Reader reader(flags, spec);
+  read_model(reader, spec);
+  read_parallelism(reader, spec);
+  read_moe_mla(reader, spec);
+  read_training(reader, spec);
+  if (spec.model.num_layers == 0 || spec.model.hidden_size == 0 || spec.model.num_attention_heads == 0) {
+    InputError error("the command line lacks --num-layers, --hidden-size or --num-attention-heads");
+    error.hint = "give the Megatron-LM model flags after `--`, e.g. -- python pretrain_gpt.py --num-layers 32 …";
+    throw error;
+  }
+  if (spec.model.vocab_size == 0) {
+    spec.model.vocab_size = 50257;
+  }
+  return spec;
+}
+
+} // namespace lg::config

@@ -1,0 +1,87 @@
+// Typed reads from toml++ nodes that never throw: each problem becomes a
+// located message in `problems`, so a job file with five mistakes reports
+// five lines, not one (mold's collect-then-stop).
+#pragma once
+
+#include "config/job_spec.hpp"
+
+#include <toml++/toml.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lg::config {
+
+struct Problem
+{
+  SourceLocation where;
+  std::string message;
+  std::string hint;
+};
+
+class TomlReader
+{
+public:
+  TomlReader(JobSpec& spec, std::string file);
+
+  // The key being read, as a dotted path ("parallelism.tp"). Set by the
+  // schema walker before each setter runs.
+  void set_key(std::string key, const SourceLocation& where);
+  const std::string& key() const { return m_key; }
+
+  std::optional<std::int64_t> integer(const toml::node& node, std::int64_t min, std::int64_t max);
+  std::optional<double> number(const toml::node& node, double min, double max);
+  std::optional<bool> boolean(const toml::node& node);
+  std::optional<std::string> string(const toml::node& node);
+  std::optional<std::vector<std::string>> string_list(const toml::node& node);
+  // Return the index of the node's string in `names` (case-insensitive, '-'
+  // and '_' equivalent); report the allowed names otherwise.
+  std::optional<std::size_t> choice(const toml::node& node, const std::vector<std::string>& names);
+
+  void report(const toml::node& node, std::string message, std::string hint = {});
+  void report_at(SourceLocation where, std::string message, std::string hint = {});
+  SourceLocation location(const toml::node& node) const;
+  SourceLocation location(const toml::source_region& source) const;
+
+  JobSpec& spec() { return m_spec; }
+  std::vector<Problem>& problems() { return m_problems; }
+  const std::string& file() const { return m_file; }
+  void set_file(std::string file) { m_file = std::move(file); }
+
+private:
+  JobSpec& m_spec;
+  std::string m_file;
+  std::string m_key;
+  std::vector<Problem> m_problems;
+};
+
+// Describe a node's type and value for messages: `string "four"`, `integer 4`.
+std::string describe(const toml::node& node);
+
+// A section's keys and what to do with each.
+using Setter = std::function<void(TomlReader&, const toml::node&)>;
+struct Section
+{
+  std::string name;  // "parallelism", "model.moe"
+  std::map<std::string, Setter, std::less<>> keys;
+  Setter any_key;  // when set, every key of the section goes here ([env])
+};
+
+// The job-file schema: one Section per TOML table (schema.cpp).
+const std::vector<Section>& job_schema();
+
+// The [gpu] table of presets/gpus/*.toml, read into `gpu`.
+Section gpu_schema(GpuSpec& gpu);
+
+// Walk `table` (the root of a job or preset file) against `schema`, calling
+// setters and reporting unknown sections/keys with a "did you mean" hint.
+// `skip` names keys handled by the caller (e.g. "model.preset").
+void walk(TomlReader& reader,
+          const toml::table& table,
+          const std::vector<Section>& schema,
+          const std::vector<std::string>& skip);
+
+} // namespace lg::config

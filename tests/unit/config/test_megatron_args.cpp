@@ -1,0 +1,64 @@
+#include "config/megatron_args.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+TEST_SUITE_BEGIN("config");
+
+TEST_CASE("megatron_args: parallelism, model and training flags become a JobSpec")
+{
+  const std::vector<std::string> argv = {
+    "python", "pretrain_gpt.py", "--tensor-model-parallel-size", "4", "--pipeline-model-parallel-size", "2",
+    "--num-layers", "32", "--hidden-size", "4096", "--num-attention-heads", "32", "--group-query-attention",
+    "--num-query-groups", "8", "--swiglu", "--seq-length=8192", "--micro-batch-size", "2",
+    "--global-batch-size", "64", "--bf16", "--sequence-parallel", "--use-distributed-optimizer",
+    "--recompute-granularity", "selective", "--recompute-modules", "core_attn", "mlp",
+    "--num-layers-per-virtual-pipeline-stage", "4", "--fp8-format", "hybrid", "--fp8-recipe", "tensorwise"};
+  lg::config::MegatronArgsOptions options;
+  options.nodes = 2;
+  const auto spec = lg::config::job_from_megatron_args(argv, options);
+  CHECK(spec.parallelism.tp == 4);
+  CHECK(spec.parallelism.pp == 2);
+  CHECK(spec.parallelism.vpp == 4);  // 32 layers / pp 2 / 4 per stage
+  CHECK(spec.model.num_query_groups == 8);
+  CHECK(spec.model.activation == lg::config::Activation::swiglu);
+  CHECK(spec.model.ffn_hidden_size == 10880);  // int(8h/3/64)*64
+  CHECK(spec.model.seq_length == 8192);
+  CHECK(spec.training.precision == lg::config::Precision::fp8_cs);
+  CHECK(spec.training.recompute.modules == std::vector<std::string>{"core_attn", "mlp"});
+  CHECK(spec.training.distributed_optimizer);
+  CHECK(spec.parallelism.sequence_parallel);
+  CHECK(spec.cluster.nodes == 2);
+  CHECK(spec.location_of("parallelism.tp")->column == 3);
+  CHECK(spec.launch.command == argv);
+}
+
+TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")
+{
+  const auto spec = lg::config::job_from_megatron_args(
+    {"--num-layers", "12", "--hidden-size", "512", "--num-attention-heads", "8", "--tokenizer-type", "GPT2BPETokenizer"}, {});
+  CHECK(spec.model.ffn_hidden_size == 2048);
+  CHECK(spec.model.normalization == lg::config::Normalization::layer_norm);
+  CHECK(spec.model.add_bias_linear);
+  CHECK_FALSE(spec.model.untie_embeddings_and_output_weights);
+  CHECK(spec.model.vocab_size == 50257);
+  CHECK(spec.model.hidden_dropout == doctest::Approx(0.1));
+  CHECK_FALSE(spec.training.distributed_optimizer);
+}
+
+TEST_CASE("megatron_args: a bad integer names the flag and its position")
+{
+  CHECK_THROWS_WITH_AS(lg::config::job_from_megatron_args({"--num-layers", "many"}, {}),
+                       "command line:1:1: --num-layers needs an integer, got 'many'", lg::InputError);
+}
+
+TEST_CASE("megatron_args: moe layer frequency expressions")
+{
+  CHECK(lg::config::parse_moe_layer_freq("1", 4).empty());
+  CHECK(lg::config::parse_moe_layer_freq("2", 4) == std::vector<int>{1, 0, 1, 0});
+  CHECK(lg::config::parse_moe_layer_freq("([0]*2+[1]*3)", 5) == std::vector<int>{0, 0, 1, 1, 1});
+  CHECK(lg::config::parse_moe_layer_freq("[1,0]", 2) == std::vector<int>{1, 0});
+  CHECK_THROWS_AS(lg::config::parse_moe_layer_freq("[2]*3", 3), lg::InputError);
+}
+
+TEST_SUITE_END();
