@@ -1,0 +1,92 @@
+#include "launch/run_state.hpp"
+
+#include <fmt/core.h>
+
+namespace lg::launch {
+
+AttemptState* RunState::current()
+{
+  if (!attempts.empty() && !attempts.back().finished) {
+    return &attempts.back();
+  }
+  return nullptr;
+}
+
+std::string attempt_tag(const std::string& run_id, int number)
+{
+  return fmt::format("lg-{}-a{}", run_id, number);
+}
+
+namespace {
+
+AttemptState* find_attempt(RunState& state, const nlohmann::json& data)
+{
+  const int number = data.value("attempt", 0);
+  for (auto& attempt : state.attempts) {
+    if (attempt.number == number) {
+      return &attempt;
+    }
+  }
+  return nullptr;
+}
+
+void apply(RunState& state, const Record& record)
+{
+  const auto& d = record.data;
+  if (record.type == "run_created") {
+    state.name = d.value("name", "");
+    state.max_attempts = d.value("max_attempts", 1);
+    state.retry_infra = d.value("retry_infra", false);
+    return;
+  }
+  if (record.type == "attempt_prepared") {
+    AttemptState attempt;
+    attempt.number = d.value("attempt", static_cast<int>(state.attempts.size()) + 1);
+    attempt.tag = d.value("tag", attempt_tag(state.run_id, attempt.number));
+    attempt.fix = d.value("fix", "");
+    attempt.reason = d.value("reason", "");
+    state.attempts.push_back(attempt);
+    return;
+  }
+  if (record.type == "run_finished") {
+    state.finished = true;
+    state.outcome = d.value("outcome", "");
+    state.outcome_reason = d.value("reason", "");
+    return;
+  }
+  AttemptState* attempt = find_attempt(state, d);
+  if (attempt == nullptr) {
+    return;
+  }
+  if (record.type == "submit_started") {
+    attempt->submit_started = true;
+  } else if (record.type == "submitted") {
+    attempt->job_id = d.value("job_id", "");
+    attempt->last_state = "SUBMITTED";
+  } else if (record.type == "state") {
+    attempt->last_state = d.value("state", "");
+  } else if (record.type == "diagnosis") {
+    attempt->category = d.value("category", "");
+    attempt->diagnosis_fix = d.value("fix", "");
+  } else if (record.type == "attempt_finished") {
+    attempt->finished = true;
+    attempt->outcome = d.value("outcome", "");
+    if (d.contains("state")) {
+      attempt->last_state = d.value("state", attempt->last_state);
+    }
+  }
+}
+
+} // namespace
+
+RunState fold(const std::string& run_id, const std::vector<Record>& records)
+{
+  RunState state;
+  state.run_id = run_id;
+  for (const auto& record : records) {
+    apply(state, record);
+  }
+  return state;
+}
+
+} // namespace lg::launch

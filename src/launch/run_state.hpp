@@ -1,0 +1,52 @@
+// A run's state, folded from its journal records. The journal is the only
+// truth: `watch` resumes from this, `runs` prints it, and `submit` uses it to
+// decide whether an attempt still needs an sbatch call.
+#pragma once
+
+#include "launch/journal.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lg::launch {
+
+struct AttemptState
+{
+  int number = 0;
+  std::string tag;     // "lg-<run id>-a<number>", put in the job's comment
+  std::string fix;     // fix id applied for this attempt ("" for the first)
+  std::string reason;  // why this attempt exists
+  bool submit_started = false;  // sbatch was (maybe) called
+  std::optional<std::string> job_id;
+  std::string last_state;  // last Slurm state seen ("PENDING", "OUT_OF_MEMORY", …)
+  std::string category;    // diagnosis category once known
+  std::string diagnosis_fix;
+  bool finished = false;
+  std::string outcome;  // "completed", "failed", "cancelled", "submit_failed"
+};
+
+struct RunState
+{
+  std::string run_id;
+  std::string name;
+  int max_attempts = 1;
+  bool retry_infra = false;
+  std::vector<AttemptState> attempts;
+  bool finished = false;
+  std::string outcome;  // "succeeded", "failed", "gave_up"
+  std::string outcome_reason;
+  int damaged_records = 0;
+
+  // The attempt that is not finished, if any.
+  AttemptState* current();
+};
+
+// Fold `records` (in order) into a RunState. Unknown record types are
+// ignored, so older binaries can read newer journals.
+RunState fold(const std::string& run_id, const std::vector<Record>& records);
+
+// The tag of attempt `number` of `run_id`.
+std::string attempt_tag(const std::string& run_id, int number);
+
+} // namespace lg::launch

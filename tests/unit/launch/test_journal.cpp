@@ -1,0 +1,143 @@
+#include "launch/journal.hpp"
+#include "launch/run_state.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir
+{
+  fs::path path;
+  TempDir()
+  {
+    char pattern[] = "/tmp/lg-journal-XXXXXX";
+    path = ::mkdtemp(pattern);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+} // namespace
+
+TEST_SUITE_BEGIN("launch");
+
+TEST_CASE("journal: records come back in order with their data")
+{
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "llama3 70b/sft");
+  CHECK(journal.run_id().find("llama3_70b_sft") != std::string::npos);
+  journal.append("run_created", {{"name", "llama3"}, {"max_attempts", 3}});
+  journal.append("attempt_prepared", {{"attempt", 1}, {"tag", "t1"}});
+  journal.append("submitted", {{"attempt", 1}, {"job_id", "42"}});
+  const auto reopened = lg::launch::Journal::open(dir.path, journal.run_id());
+  const auto records = reopened.records();
+  REQUIRE(records.size() == 3);
+  CHECK(records[0].seq == 1);
+  CHECK(records[2].type == "submitted");
+  CHECK(records[2].data["job_id"] == "42");
+  const auto state = lg::launch::fold(journal.run_id(), records);
+  REQUIRE(state.attempts.size() == 1);
+  CHECK(state.max_attempts == 3);
+  CHECK(state.attempts[0].job_id == std::optional<std::string>("42"));
+  CHECK_FALSE(state.attempts[0].finished);
+}
+
+TEST_CASE("journal: a torn temp file and a damaged record do not hide good records")
+{
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  journal.append("run_created", {{"name", "job"}});
+  // What a SIGKILL between write and link leaves: a temp file, never a record.
+  std::ofstream(journal.dir() / "records" / ".tmp-123-456") << "{\"seq\": 2, \"ty";
+  std::ofstream(journal.dir() / "records" / "00000002.json") << "garbage";
+  journal.append("attempt_prepared", {{"attempt", 1}});
+  int damaged = 0;
+  const auto records = journal.records(&damaged);
+  CHECK(damaged == 1);
+  REQUIRE(records.size() == 2);
+  CHECK(records[1].seq == 3);
+}
+
+TEST_CASE("journal: concurrent writers never lose or duplicate a record")
+{
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  const int writers = 4;
+  const int each = 25;
+  for (int w = 0; w < writers; ++w) {
+    if (::fork() == 0) {
+      auto mine = lg::launch::Journal::open(dir.path, journal.run_id());
+      for (int i = 0; i < each; ++i) {
+        mine.append("state", {{"writer", w}, {"i", i}});
+      }
+      ::_exit(0);
+    }
+  }
+  for (int w = 0; w < writers; ++w) {
+    int status = 0;
+    ::wait(&status);
+    CHECK(WIFEXITED(status));
+  }
+  const auto records = journal.records();
+  CHECK(records.size() == static_cast<std::size_t>(writers * each));
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    CHECK(records[i].seq == static_cast<std::int64_t>(i + 1));
+  }
+}
+
+TEST_CASE("journal: opening an unknown run is an input error naming it")
+{
+  TempDir dir;
+  CHECK_THROWS_WITH_AS(lg::launch::Journal::open(dir.path, "nope"),
+                       doctest::Contains("no run 'nope'"), lg::InputError);
+  CHECK_THROWS_AS(lg::launch::Journal::open(dir.path, "../etc"), lg::InputError);
+}
+
+TEST_CASE("journal: artifacts are written whole")
+{
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  journal.write_artifact("attempt-1/job.sbatch", "#!/bin/bash\n");
+  std::ifstream in(journal.dir() / "attempt-1" / "job.sbatch");
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "#!/bin/bash");
+  CHECK(lg::launch::list_runs(dir.path) == std::vector<std::string>{journal.run_id()});
+}
+
+TEST_CASE("run_state: folding finishes attempts and the run")
+{
+  std::vector<lg::launch::Record> records;
+  auto add = [&](const char* type, nlohmann::json data) {
+    records.push_back({static_cast<std::int64_t>(records.size() + 1), type, "", std::move(data)});
+  };
+  add("run_created", {{"name", "j"}, {"max_attempts", 2}});
+  add("attempt_prepared", {{"attempt", 1}});
+  add("submit_started", {{"attempt", 1}});
+  add("submitted", {{"attempt", 1}, {"job_id", "7"}});
+  add("diagnosis", {{"attempt", 1}, {"category", "cuda_oom_fragmentation"}});
+  add("attempt_finished", {{"attempt", 1}, {"outcome", "failed"}, {"state", "FAILED"}});
+  add("attempt_prepared", {{"attempt", 2}, {"fix", "expandable_segments"}});
+  auto state = lg::launch::fold("r", records);
+  REQUIRE(state.attempts.size() == 2);
+  CHECK(state.attempts[0].category == "cuda_oom_fragmentation");
+  CHECK(state.attempts[0].last_state == "FAILED");
+  REQUIRE(state.current() != nullptr);
+  CHECK(state.current()->fix == "expandable_segments");
+  CHECK(state.attempts[1].tag == "lg-r-a2");
+  add("attempt_finished", {{"attempt", 2}, {"outcome", "completed"}});
+  add("run_finished", {{"outcome", "succeeded"}});
+  state = lg::launch::fold("r", records);
+  CHECK(state.finished);
+  CHECK(state.current() == nullptr);
+}
+
+TEST_SUITE_END();
