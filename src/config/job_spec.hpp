@@ -196,7 +196,7 @@ struct RetrySpec
   int max_attempts = 3;
   std::vector<std::string> fixes = {"expandable_segments", "lora_input_regather",
                                     "recompute_core_attn", "increase_pp",
-                                    "recompute_mlp"};
+                                    "recompute_mlp", "distributed_optimizer"};
 };
 
 struct JobSpec

@@ -1,0 +1,225 @@
+#include "estimate/activations.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace lg::estimate {
+namespace {
+
+using config::Activation;
+using config::AttentionBackend;
+using config::RecomputeGranularity;
+
+// Shapes shared by the per-layer formulas, in elements.
+struct Dims
+{
+  double tokens = 0;     // s * b / cp: tokens of one microbatch on this CP rank
+  double seq = 0;        // full sequence length (for unfused scores)
+  double h = 0;
+  double tp = 1;
+  double sp_div = 1;     // tp with sequence parallelism, else 1 (norm/residual regions)
+  double lin = 2;        // bytes of a saved GEMM input (1 under FP8: TE keeps the fp8 copy)
+  bool dropout = false;  // hidden dropout masks (1 byte per element)
+  bool gated = false;
+};
+
+Dims dims_of(const config::JobSpec& spec)
+{
+  const auto& m = spec.model;
+  const auto& p = spec.parallelism;
+  Dims d;
+  d.seq = m.seq_length;
+  d.tokens = static_cast<double>(m.seq_length) * spec.training.micro_batch_size /
+             std::max(1, p.cp);
+  d.h = m.hidden_size;
+  d.tp = std::max(1, p.tp);
+  d.sp_div = p.sequence_parallel && p.tp > 1 ? d.tp : 1.0;
+  d.lin = config::is_fp8(spec.training.precision) || config::is_fp4(spec.training.precision)
+              ? 1.0
+              : 2.0;
+  d.dropout = m.hidden_dropout > 0;
+  d.gated = m.activation == Activation::swiglu || m.activation == Activation::geglu;
+  return d;
+}
+
+bool recomputes(const config::JobSpec& spec, const char* module)
+{
+  const auto& r = spec.training.recompute;
+  if (r.granularity != RecomputeGranularity::selective) {
+    return false;
+  }
+  if (r.modules.empty()) {
+    return std::string(module) == "core_attn";
+  }
+  return std::find(r.modules.begin(), r.modules.end(), module) != r.modules.end();
+}
+
+// Unfused attention materialises the a*s*s scores per sequence: softmax output
+// (2 B), plus dropout mask (1 B) and dropout output (2 B) with attention dropout.
+double score_bytes(const config::JobSpec& spec, const Dims& d)
+{
+  if (spec.training.attention_backend != AttentionBackend::unfused) {
+    return 0;
+  }
+  const double per_element = spec.model.attention_dropout > 0 ? 5.0 : 2.0;
+  return per_element * spec.model.num_attention_heads * d.tokens * d.seq / d.tp;
+}
+
+double attention_bytes(const config::JobSpec& spec, const Dims& d)
+{
+  const auto& m = spec.model;
+  const double a = m.num_attention_heads;
+  double qkv = 0;     // Q, K, V after rope (bf16), TP-sharded
+  double latent = 0;  // MLA down-projection outputs (replicated over TP)
+  double v_dim = config::kv_channels(m);
+  if (m.mla) {
+    const auto& mla = *m.mla;
+    const double qk = mla.qk_head_dim + mla.qk_pos_emb_head_dim;
+    qkv = 2 * a * qk + a * mla.v_head_dim;
+    latent = 2.0 * (mla.q_lora_rank + mla.kv_lora_rank + mla.qk_pos_emb_head_dim);
+    v_dim = mla.v_head_dim;
+    if (recomputes(spec, "mla_up_proj")) {
+      qkv = 0;  // rebuilt from the latents in backward
+    }
+  } else {
+    qkv = (a + 2.0 * config::num_query_groups(m)) * v_dim;
+  }
+  double bytes = 2 * d.h / d.sp_div;        // input norm's input (residual)
+  bytes += d.lin * d.h / d.sp_div;          // QKV GEMM input (norm output)
+  bytes += 2 * qkv / d.tp + latent * 2 / d.sp_div;
+  const double context = a * v_dim / d.tp;  // attention output = projection input
+  const bool fused = spec.training.attention_backend != AttentionBackend::unfused;
+  if (fused && !recomputes(spec, "core_attn")) {
+    bytes += 2 * context + 4 * a / d.tp;    // O and fp32 log-sum-exp kept by flash
+    bytes += d.lin < 2 ? d.lin * context : 0;
+  } else {
+    bytes += d.lin * context;
+  }
+  bytes += d.dropout ? d.h / d.sp_div : 0;  // dropout mask after the projection
+  bytes *= d.tokens;
+  if (!recomputes(spec, "core_attn")) {
+    bytes += score_bytes(spec, d);
+  }
+  if (recomputes(spec, "layernorm")) {
+    bytes -= d.tokens * d.lin * d.h / d.sp_div;
+  }
+  return bytes;
+}
+
+// A (possibly gated) MLP of width `ffn` over `tokens` rows split `split` ways.
+double mlp_core_bytes(const Dims& d, double ffn, double split, bool drop_act)
+{
+  const double fc1_out = d.gated ? 2 * ffn : ffn;
+  double per_token = 2 * fc1_out / split;   // activation-function input
+  per_token += drop_act ? 0 : d.lin * ffn / split;  // fc2 input
+  return per_token;
+}
+
+double dense_mlp_bytes(const config::JobSpec& spec, const Dims& d)
+{
+  double per_token = 2 * d.h / d.sp_div;  // pre-MLP norm input
+  if (recomputes(spec, "mlp")) {
+    per_token += 2 * d.h / d.sp_div;       // the checkpoint keeps only the MLP input
+  } else {
+    per_token += d.lin * d.h / d.sp_div;   // fc1 input
+    per_token += mlp_core_bytes(d, spec.model.ffn_hidden_size, d.tp, false);
+    if (recomputes(spec, "layernorm")) {
+      per_token -= d.lin * d.h / d.sp_div;
+    }
+  }
+  per_token += d.dropout ? d.h / d.sp_div : 0;
+  return per_token * d.tokens;
+}
+
+// Tokens this GPU's experts process per microbatch: each rank routes its
+// tokens top-k times and the dispatcher gathers over expert-TP; EP trades
+// tokens between ranks without removing any (balanced routing assumed).
+double routed_tokens(const config::JobSpec& spec, const Dims& d)
+{
+  const auto& moe = *spec.model.moe;
+  const double etp = config::expert_tensor_parallel_size(spec);
+  return moe.router_topk * d.tokens / d.sp_div * etp;
+}
+
+double moe_bytes(const config::JobSpec& spec, const Dims& d)
+{
+  const auto& moe = *spec.model.moe;
+  const double local = d.tokens / d.sp_div;
+  double bytes = local * 2 * d.h;  // pre-MLP norm input
+  if (recomputes(spec, "moe")) {
+    return bytes + local * 2 * d.h;
+  }
+  bytes += local * 2 * d.h;                       // router / expert input (norm output)
+  bytes += local * moe.num_experts * 4.0 * 2;     // fp32 router logits and probabilities
+  const double etp = config::expert_tensor_parallel_size(spec);
+  const double routed = routed_tokens(spec, d);
+  // Per routed token: permuted fc1 input, fc1 output, fc2 input, and the fc2
+  // output that unpermute keeps to differentiate the routing probabilities.
+  bytes += routed * (d.lin * d.h + 2 * d.h);
+  bytes += routed * mlp_core_bytes(d, moe.moe_ffn_hidden_size, etp, recomputes(spec, "moe_act"));
+  if (moe.shared_expert_intermediate_size > 0 && !recomputes(spec, "shared_experts")) {
+    bytes += d.tokens * mlp_core_bytes(d, moe.shared_expert_intermediate_size, d.tp, false);
+  }
+  bytes += d.dropout ? local * d.h : 0;
+  return bytes;
+}
+
+} // namespace
+
+double layer_activation_bytes(const config::JobSpec& spec, int layer)
+{
+  const Dims d = dims_of(spec);
+  const double attention = attention_bytes(spec, d);
+  if (config::is_moe_layer(spec.model, layer)) {
+    return attention + moe_bytes(spec, d);
+  }
+  return attention + dense_mlp_bytes(spec, d);
+}
+
+double lora_retained_bytes(const config::JobSpec& spec, int layer)
+{
+  const auto& p = spec.parallelism;
+  if (spec.peft.method != "lora" || !p.sequence_parallel || p.tp <= 1 ||
+      spec.peft.sequence_parallel_input_regather) {
+    return 0;
+  }
+  const Dims d = dims_of(spec);
+  const auto& targets = spec.peft.targets;
+  const auto has = [&](const char* t) {
+    return std::find(targets.begin(), targets.end(), t) != targets.end();
+  };
+  double eligible = has("linear_qkv") ? 1 : 0;
+  if (has("linear_fc1") && !config::is_moe_layer(spec.model, layer)) {
+    eligible += 1;
+  }
+  return eligible * d.tokens * d.h * 2;  // the full gathered input, not /tp
+}
+
+double layer_input_bytes(const config::JobSpec& spec)
+{
+  const Dims d = dims_of(spec);
+  return d.tokens * 2 * d.h / d.sp_div;
+}
+
+double embedding_activation_bytes(const config::JobSpec& spec)
+{
+  const Dims d = dims_of(spec);
+  double bytes = d.tokens * 8;  // int64 token ids
+  bytes += d.dropout ? d.tokens * d.h / d.sp_div : 0;
+  return bytes;
+}
+
+double output_activation_bytes(const config::JobSpec& spec)
+{
+  const Dims d = dims_of(spec);
+  return d.tokens * (2 * d.h / d.sp_div) * 2;  // final norm input, output-layer input
+}
+
+double logits_bytes(const config::JobSpec& spec)
+{
+  const Dims d = dims_of(spec);
+  const double vocab = static_cast<double>(config::padded_vocab_size(spec));
+  return d.tokens * vocab / d.tp * (2 + 4);
+}
+
+} // namespace lg::estimate

@@ -1,0 +1,66 @@
+// Activation memory per microbatch on one GPU: what autograd keeps for the
+// backward pass per transformer layer (TP/SP/CP, GQA and MLA widths, gated
+// MLPs, MoE top-k, fused vs unfused attention, selective and full recompute,
+// FP8-saved GEMM inputs), the first stage's embedding, the last stage's
+// logits and cross-entropy, LoRA's retained inputs, and one layer's backward
+// working set.
+#pragma once
+
+#include "config/job_spec.hpp"
+
+#include <vector>
+
+namespace lg::estimate {
+
+// Return the bytes one microbatch keeps alive for the backward of transformer
+// layer `layer` (0-based, MTP layers past num_layers), without recompute of the
+// whole layer (full recompute is applied by stage_activation_bytes).
+double layer_activation_bytes(const config::JobSpec& spec, int layer);
+
+// Return the bytes LoRA retains for layer `layer` beyond the base layer: with
+// SP and TP > 1 the full gathered input of each eligible column-parallel
+// target (linear_qkv, non-expert linear_fc1), unless
+// sequence_parallel_input_regather keeps only the s/tp shard the base layer
+// already saves. 0 without LoRA, without SP or with TP = 1.
+double lora_retained_bytes(const config::JobSpec& spec, int layer);
+
+// Return the bytes of one layer's input (the residual stream), what full
+// recompute keeps per recomputed group.
+double layer_input_bytes(const config::JobSpec& spec);
+
+// Return the first stage's per-microbatch extras (token ids, embedding
+// dropout mask).
+double embedding_activation_bytes(const config::JobSpec& spec);
+
+// Return the last stage's per-microbatch output-side bytes: final norm and
+// output-layer inputs.
+double output_activation_bytes(const config::JobSpec& spec);
+
+// Return the transient bytes of the logits at the loss: bf16 logits plus
+// their fp32 copy, which cross-entropy keeps as the softmax (s*b*V/tp each).
+double logits_bytes(const config::JobSpec& spec);
+
+// Return the transient bytes one layer needs during its backward (gradients
+// of its widest intermediates, MoE dispatch buffers, unfused score grads).
+double layer_working_set_bytes(const config::JobSpec& spec, int layer);
+
+// Per-stage activation totals.
+struct StageActivations
+{
+  double layers = 0;      // retained by in-flight microbatches
+  double lora = 0;        // LoRA retained inputs (included in neither of the others)
+  double embedding = 0;   // first stage extras
+  double output = 0;      // last stage extras (not logits)
+  double working_set = 0; // transient during a backward (largest layer, or one
+                          // recompute group)
+};
+
+// Return the activation totals of a stage holding `layers` (layer indices)
+// with `in_flight_chunks` chunk-microbatches over `chunks` chunks and
+// `in_flight_microbatches` microbatches through the first chunk.
+StageActivations stage_activation_bytes(const config::JobSpec& spec,
+                                        const std::vector<int>& layers, int chunks,
+                                        int in_flight_chunks, int in_flight_microbatches,
+                                        bool has_embedding, bool has_output);
+
+} // namespace lg::estimate

@@ -1,0 +1,169 @@
+// The source document's memory fixes as JobSpec transformations, with the
+// throughput costs it measured (memory-tuning.md, rules_and_env.md C.1/C.3).
+#include "estimate/fixes.hpp"
+
+#include "estimate/fixes_parallelism.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace lg::estimate {
+namespace {
+
+using config::JobSpec;
+using config::RecomputeGranularity;
+
+constexpr const char* k_alloc_conf = "PYTORCH_CUDA_ALLOC_CONF";
+
+// Return the value of the last `key` in the job's env, if any.
+const std::string* env_value(const JobSpec& spec, const char* key)
+{
+  const std::string* found = nullptr;
+  for (const auto& [k, v] : spec.env) {
+    if (k == key) {
+      found = &v;
+    }
+  }
+  return found;
+}
+
+// Merge expandable_segments:True into an allocator config, key by key.
+std::string merge_alloc_conf(const std::string& conf)
+{
+  std::string out;
+  std::size_t begin = 0;
+  while (begin <= conf.size()) {
+    const std::size_t end = std::min(conf.find(',', begin), conf.size());
+    const std::string item = conf.substr(begin, end - begin);
+    if (!item.empty() && item.rfind("expandable_segments", 0) != 0) {
+      out += item + ",";
+    }
+    begin = end + 1;
+  }
+  return out + "expandable_segments:True";
+}
+
+std::optional<AppliedFix> fix_expandable(const JobSpec& spec)
+{
+  if (expandable_segments_enabled(spec) || spec.training.nccl_ub) {
+    return std::nullopt;  // already on, or incompatible with NCCL user buffers
+  }
+  AppliedFix fix{spec, "", "0% (no throughput cost)"};
+  const std::string* current = env_value(spec, k_alloc_conf);
+  const std::string merged = merge_alloc_conf(current ? *current : std::string());
+  auto& env = fix.spec.env;
+  env.erase(std::remove_if(env.begin(), env.end(),
+                           [](const auto& kv) { return kv.first == k_alloc_conf; }),
+            env.end());
+  env.emplace_back(k_alloc_conf, merged);
+  fix.description = std::string(k_alloc_conf) + "=" + merged;
+  return fix;
+}
+
+std::optional<AppliedFix> fix_regather(const JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  if (spec.peft.method != "lora" || !p.sequence_parallel || p.tp <= 1 ||
+      spec.peft.sequence_parallel_input_regather) {
+    return std::nullopt;
+  }
+  AppliedFix fix{spec, "LoRA(sequence_parallel_input_regather=True)",
+                 "-0.3% to -6.7% (GPT-OSS-120B -0.34%, Qwen3-8B TP2 -6.74%)"};
+  fix.spec.peft.sequence_parallel_input_regather = true;
+  return fix;
+}
+
+bool has_module(const JobSpec& spec, const char* module)
+{
+  const auto& r = spec.training.recompute;
+  if (r.granularity != RecomputeGranularity::selective) {
+    return false;
+  }
+  if (r.modules.empty()) {
+    return std::string(module) == "core_attn";
+  }
+  return std::find(r.modules.begin(), r.modules.end(), module) != r.modules.end();
+}
+
+std::optional<AppliedFix> fix_recompute(const JobSpec& spec, const char* module,
+                                        const char* cost)
+{
+  auto& r = spec.training.recompute;
+  if (r.granularity == RecomputeGranularity::full || has_module(spec, module)) {
+    return std::nullopt;
+  }
+  AppliedFix fix{spec, "", cost};
+  auto& modules = fix.spec.training.recompute.modules;
+  if (r.granularity == RecomputeGranularity::selective && modules.empty()) {
+    modules.push_back("core_attn");  // keep the implicit default
+  }
+  fix.spec.training.recompute.granularity = RecomputeGranularity::selective;
+  modules.push_back(module);
+  std::string list;
+  for (const auto& m : modules) {
+    list += (list.empty() ? "" : ",") + m;
+  }
+  fix.description = "recompute_granularity=selective recompute_modules=[" + list + "]";
+  return fix;
+}
+
+std::optional<AppliedFix> fix_distributed_optimizer(const JobSpec& spec)
+{
+  const int group = config::data_parallel_size(spec) * spec.parallelism.cp;
+  if (spec.training.distributed_optimizer || spec.training.fsdp != config::Fsdp::none ||
+      group <= 1) {
+    return std::nullopt;
+  }
+  AppliedFix fix{spec, "use_distributed_optimizer=True", "~-1-2%"};
+  fix.spec.training.distributed_optimizer = true;
+  return fix;
+}
+
+} // namespace
+
+const std::vector<std::string>& fix_ids()
+{
+  static const std::vector<std::string> ids = {
+      "expandable_segments", "lora_input_regather", "recompute_core_attn", "increase_pp",
+      "recompute_mlp",       "distributed_optimizer", "increase_tp"};
+  return ids;
+}
+
+std::optional<AppliedFix> apply_fix(const JobSpec& spec, std::string_view fix)
+{
+  if (fix == "expandable_segments") {
+    return fix_expandable(spec);
+  }
+  if (fix == "lora_input_regather") {
+    return fix_regather(spec);
+  }
+  if (fix == "recompute_core_attn") {
+    return fix_recompute(spec, "core_attn",
+                         "~+4% step time (Moonlight-16B: +3.85%); saves memory only with "
+                         "unfused attention");
+  }
+  if (fix == "increase_pp") {
+    return fix_increase_pp(spec);
+  }
+  if (fix == "recompute_mlp") {
+    return fix_recompute(spec, "mlp", "-16% (Llama3 70B, ~3 GB saved)");
+  }
+  if (fix == "distributed_optimizer") {
+    return fix_distributed_optimizer(spec);
+  }
+  if (fix == "increase_tp") {
+    return fix_increase_tp(spec);
+  }
+  return std::nullopt;
+}
+
+bool expandable_segments_enabled(const JobSpec& spec)
+{
+  if (const std::string* conf = env_value(spec, k_alloc_conf)) {
+    return conf->find("expandable_segments:True") != std::string::npos ||
+           conf->find("expandable_segments:true") != std::string::npos;
+  }
+  return !spec.training.nccl_ub;
+}
+
+} // namespace lg::estimate

@@ -1,0 +1,40 @@
+// Persistent per-GPU model state: weights, main gradients and optimizer state
+// by dtype and sharding (distributed optimizer over DP x CP for dense and
+// expert-DP for routed experts, precision-aware optimizer, FSDP modes, CPU
+// optimizer offload), FP8 weight caches, and LoRA (frozen base + adapters).
+#pragma once
+
+#include "config/job_spec.hpp"
+
+namespace lg::estimate {
+
+// Parameters resident on one GPU of a pipeline stage.
+struct StageParameters
+{
+  double dense = 0;          // TP-sharded share + replicated params (incl. embeddings)
+  double experts = 0;        // routed-expert params on this GPU
+  double linear = 0;         // GEMM weights among dense (TE fp8 caches apply)
+  double expert_linear = 0;  // GEMM weights among experts
+  double lora = 0;           // LoRA adapter params on this GPU
+  double largest_layer = 0;  // params of the largest layer on this GPU (FSDP gather buffer)
+};
+
+struct ModelStateBytes
+{
+  double weights = 0;
+  double gradients = 0;
+  double optimizer_state = 0;
+  double fp8_weight_cache = 0;
+  double fsdp_gather_buffers = 0;
+};
+
+// Return the persistent bytes of `params` under the job's precision,
+// optimizer, sharding and PEFT settings.
+ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParameters& params);
+
+// Return the optimizer shard group size for dense params (DP x CP) and for
+// routed experts (expert DP), at least 1.
+int dense_shard_group(const config::JobSpec& spec);
+int expert_shard_group(const config::JobSpec& spec);
+
+} // namespace lg::estimate

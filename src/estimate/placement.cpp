@@ -1,0 +1,97 @@
+#include "estimate/placement.hpp"
+
+#include "estimate/parameters.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace lg::estimate {
+namespace {
+
+bool gated(const config::ModelSpec& m)
+{
+  return m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu;
+}
+
+bool targets(const config::JobSpec& spec, const char* name)
+{
+  const auto& t = spec.peft.targets;
+  return std::find(t.begin(), t.end(), name) != t.end();
+}
+
+void add_layer(const config::JobSpec& spec, const LayerParameters& p, StageParameters& out)
+{
+  const double tp = std::max(1, spec.parallelism.tp);
+  const double expert_split =
+      std::max(1, spec.parallelism.ep) * std::max(1, config::expert_tensor_parallel_size(spec));
+  const double dense = static_cast<double>(p.attention + p.mlp) / tp + p.replicated;
+  const double experts = static_cast<double>(p.routed) / expert_split;
+  out.dense += dense;
+  out.experts += experts;
+  out.linear += static_cast<double>(p.linear) / tp;
+  out.expert_linear += experts;
+  out.largest_layer = std::max(out.largest_layer, dense + experts);
+}
+
+} // namespace
+
+double lora_parameters(const config::JobSpec& spec, int layer)
+{
+  if (spec.peft.method != "lora") {
+    return 0;
+  }
+  const auto& m = spec.model;
+  const double r = spec.peft.rank;
+  const double h = m.hidden_size;
+  const double tp = std::max(1, spec.parallelism.tp);
+  const double q = static_cast<double>(m.num_attention_heads) * config::kv_channels(m);
+  const double kv = 2.0 * config::num_query_groups(m) * config::kv_channels(m);
+  double params = 0;
+  if (targets(spec, "linear_qkv")) {
+    params += r * (h + q + kv) / tp;
+  }
+  if (targets(spec, "linear_proj")) {
+    params += r * (q + h) / tp;
+  }
+  const bool moe = config::is_moe_layer(m, layer);
+  const double ffn = moe ? m.moe->moe_ffn_hidden_size : m.ffn_hidden_size;
+  const double copies =
+      moe ? static_cast<double>(m.moe->num_experts) / std::max(1, spec.parallelism.ep) : 1.0;
+  if (targets(spec, "linear_fc1")) {
+    params += copies * r * (h + (gated(m) ? 2 : 1) * ffn) / tp;
+  }
+  if (targets(spec, "linear_fc2")) {
+    params += copies * r * (ffn + h) / tp;
+  }
+  return params;
+}
+
+StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage)
+{
+  StageParameters out;
+  const auto& m = spec.model;
+  for (const int layer : stage.layers) {
+    add_layer(spec, layer_parameters(m, layer), out);
+    out.lora += lora_parameters(spec, layer);
+  }
+  for (int i = 0; i < stage.mtp_layers; ++i) {
+    add_layer(spec, layer_parameters(m, m.num_layers + i), out);
+    add_layer(spec, mtp_extra_parameters(m), out);
+  }
+  const double tp = std::max(1, spec.parallelism.tp);
+  const double vocab = static_cast<double>(embedding_parameters(m, config::padded_vocab_size(spec)));
+  if (stage.has_embedding) {
+    out.dense += vocab / tp + static_cast<double>(position_embedding_parameters(m));
+  }
+  if (stage.has_output) {
+    out.dense += static_cast<double>(norm_parameters(m, m.hidden_size));
+    // Untied models own an output layer; tied ones keep a copy of the
+    // embedding on the last stage when it is not also the first.
+    if (m.untie_embeddings_and_output_weights || !stage.has_embedding) {
+      out.dense += vocab / tp;
+    }
+  }
+  return out;
+}
+
+} // namespace lg::estimate

@@ -1,0 +1,119 @@
+#include "launch/retry.hpp"
+
+#include "estimate/estimate.hpp"
+#include "estimate/fixes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace lg::launch {
+
+bool is_memory_failure(const std::string& category)
+{
+  return category == "cuda_oom_fragmentation" || category == "cuda_oom_capacity" || category == "cuda_oom_in_nccl"
+         || category == "cublas_cudnn_alloc_failed";
+}
+
+bool is_infrastructure_failure(const std::string& category)
+{
+  return category == "slurm_preemption_or_node_failure" || category == "gpu_hardware"
+         || category == "cuda_oom_other_process" || category == "nccl_timeout" || category == "nccl_error";
+}
+
+namespace {
+
+bool tried(const RetryInput& input, const std::string& fix)
+{
+  return std::find(input.fixes_tried.begin(), input.fixes_tried.end(), fix) != input.fixes_tried.end();
+}
+
+// The ladder: the job's [retry] fixes in order, the diagnosis's suggestion
+// first when the job allows it. Never more TP automatically.
+std::vector<std::string> ladder(const config::JobSpec& spec, const RetryInput& input)
+{
+  std::vector<std::string> steps;
+  const auto& allowed = spec.retry.fixes;
+  const bool suggestion_allowed =
+    std::find(allowed.begin(), allowed.end(), input.suggested_change) != allowed.end();
+  if (!input.suggested_change.empty() && suggestion_allowed) {
+    steps.push_back(input.suggested_change);
+  }
+  for (const auto& fix : allowed) {
+    if (std::find(steps.begin(), steps.end(), fix) == steps.end()) {
+      steps.push_back(fix);
+    }
+  }
+  steps.erase(std::remove(steps.begin(), steps.end(), std::string("increase_tp")), steps.end());
+  return steps;
+}
+
+RetryDecision memory_retry(const config::JobSpec& spec, const RetryInput& input)
+{
+  RetryDecision decision;
+  std::vector<std::string> skipped;
+  for (const auto& fix : ladder(spec, input)) {
+    if (tried(input, fix)) {
+      skipped.push_back(fix + " (tried)");
+      continue;
+    }
+    // A fragmentation fix cannot help a capacity OOM with segments already on,
+    // and apply_fix returns nullopt for fixes that do not apply.
+    auto applied = estimate::apply_fix(spec, fix);
+    if (!applied) {
+      skipped.push_back(fix + " (does not apply)");
+      continue;
+    }
+    estimate::Options options;
+    options.with_what_if = false;
+    options.expandable_segments = estimate::expandable_segments_enabled(applied->spec);
+    const auto predicted = estimate::estimate(applied->spec, options);
+    if (predicted.verdict == estimate::Verdict::oom && fix != "expandable_segments") {
+      skipped.push_back(fix + " (predicted not to fit)");
+      continue;
+    }
+    decision.kind = RetryKind::with_fix;
+    decision.fix = fix;
+    decision.description = applied->description;
+    decision.spec = std::move(applied->spec);
+    decision.reason = fmt::format("{}: retry with {} ({}); predicted peak {:.1f} GiB, {}", input.category, fix,
+                                  decision.description, predicted.peak_bytes / (1024.0 * 1024 * 1024),
+                                  estimate::to_string(predicted.verdict));
+    return decision;
+  }
+  decision.reason = fmt::format("{}: no fix left on the ladder{}{}", input.category, skipped.empty() ? "" : ": ",
+                                fmt::format("{}", fmt::join(skipped, ", ")));
+  return decision;
+}
+
+} // namespace
+
+RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input)
+{
+  if (is_memory_failure(input.category)) {
+    return memory_retry(spec, input);
+  }
+  RetryDecision decision;
+  if (is_infrastructure_failure(input.category)) {
+    if (input.retry_infra) {
+      decision.kind = RetryKind::unchanged;
+      decision.spec = spec;
+      decision.reason = fmt::format("{}: infrastructure failure, resubmitting unchanged (--retry-infra)",
+                                    input.category);
+    } else {
+      decision.reason = fmt::format("{}: infrastructure failure; resubmit with --retry-infra to retry unchanged",
+                                    input.category);
+    }
+    return decision;
+  }
+  if (input.category == "none") {
+    decision.reason = "the job did not fail";
+  } else {
+    decision.reason = fmt::format("{}: not retried automatically (a retry cannot fix it without a change "
+                                  "only a person can make)",
+                                  input.category);
+  }
+  return decision;
+}
+
+} // namespace lg::launch

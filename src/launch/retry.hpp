@@ -1,0 +1,49 @@
+// The retry ladder: given why an attempt failed, decide whether another
+// attempt can help and with which change. The memory ladder follows the
+// source document's order, each step re-estimated before it is chosen and
+// skipped when it does not apply or is predicted not to fit. Pure.
+#pragma once
+
+#include "config/job_spec.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lg::launch {
+
+enum class RetryKind {
+  none,       // do not retry; `reason` says why
+  with_fix,   // resubmit with `spec` (a fix applied)
+  unchanged,  // resubmit the same job (infrastructure failure + --retry-infra)
+};
+
+struct RetryDecision
+{
+  RetryKind kind = RetryKind::none;
+  std::string fix;          // fix id when with_fix
+  std::string description;  // what changed
+  std::string reason;       // why this decision, one line for the journal
+  config::JobSpec spec;     // the job to submit next (with_fix / unchanged)
+};
+
+struct RetryInput
+{
+  std::string category;          // diagnosis category (SPEC.md failure categories)
+  std::string suggested_change;  // diagnosis's fix id, may be empty
+  std::vector<std::string> fixes_tried;  // fix ids of earlier attempts
+  bool retry_infra = false;      // --retry-infra
+};
+
+// Decide the next attempt for `spec` after a failure described by `input`.
+// Attempt limits are the caller's business.
+RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input);
+
+// True for categories where a memory fix can help.
+bool is_memory_failure(const std::string& category);
+
+// True for failures of the machine, not of the job (node failure,
+// preemption, GPU hardware, a foreign process on the GPU).
+bool is_infrastructure_failure(const std::string& category);
+
+} // namespace lg::launch

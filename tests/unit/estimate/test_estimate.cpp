@@ -1,0 +1,185 @@
+// Stage-level behaviour of the estimate: placement, pipeline in-flight
+// counts, LoRA re-gather, recompute, verdicts and the what-if table.
+#include "estimate/activations.hpp"
+#include "estimate/estimate.hpp"
+#include "estimate/pipeline.hpp"
+#include "support/builders.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace {
+
+using lg::estimate::Estimate;
+using lg::estimate::Options;
+using lg::estimate::StageEstimate;
+
+double component(const StageEstimate& stage, const std::string& name)
+{
+  for (const auto& [n, bytes] : stage.components) {
+    if (n == name) {
+      return bytes;
+    }
+  }
+  return 0;
+}
+
+Options no_what_if(bool expandable = true)
+{
+  Options o;
+  o.with_what_if = false;
+  o.expandable_segments = expandable;
+  return o;
+}
+
+// The 70B recipe reduces gradients in bf16 (grad_reduce_in_fp32=False).
+lg::config::JobSpec llama3_70b_recipe()
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.training.optimizer.grad_dtype = "bf16";
+  return spec;
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("estimate");
+
+TEST_CASE("pipeline: 1F1B holds min(pp - r, M), interleaved the warm-up + 1 capped by M*v")
+{
+  using lg::estimate::in_flight_chunks;
+  CHECK(in_flight_chunks(4, 0, 1, 16) == 4);
+  CHECK(in_flight_chunks(4, 3, 1, 16) == 1);
+  CHECK(in_flight_chunks(4, 0, 1, 2) == 2);
+  CHECK(in_flight_chunks(4, 0, 5, 16) == 23);  // (4-0-1)*2 + 4*4 + 1
+  CHECK(in_flight_chunks(4, 3, 5, 16) == 17);
+  CHECK(in_flight_chunks(4, 0, 8, 4) == 32);   // capped at M*v (7B TP1 PP4 VPP8)
+}
+
+TEST_CASE("pipeline: uneven stages and VPP interleaving place the right layers")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  const auto stages = lg::estimate::pipeline_layout(spec);
+  REQUIRE(stages.size() == 4);
+  CHECK(stages[0].layers.size() == 20);
+  CHECK(stages[0].layers[4] == 16);  // chunk 1 of rank 0 starts at (1*4+0)*4
+  spec.parallelism.vpp.reset();
+  spec.parallelism.first_stage_layers = 17;
+  spec.parallelism.last_stage_layers = 17;
+  const auto uneven = lg::estimate::pipeline_layout(spec);
+  CHECK(uneven[0].layers.size() == 17);
+  CHECK(uneven[1].layers.size() + uneven[2].layers.size() == 46);
+  CHECK(uneven[3].layers.size() == 17);
+}
+
+TEST_CASE("estimate: first stage has the embedding, last stage the logits")
+{
+  const auto est = lg::estimate::estimate(llama3_70b_recipe(), no_what_if());
+  REQUIRE(est.stages.size() == 4);
+  CHECK(component(est.stages.front(), "embedding_activations") > 0);
+  CHECK(component(est.stages.front(), "logits") == 0);
+  CHECK(component(est.stages.back(), "logits") > 0);
+  CHECK(est.stages.front().in_flight_microbatches > est.stages.back().in_flight_microbatches);
+  CHECK(component(est.stages.front(), "activations") >
+        component(est.stages.back(), "activations"));
+  CHECK(est.most_loaded_pp_rank == 0);
+}
+
+TEST_CASE("estimate: 70B case is borderline without expandable segments and fits with them")
+{
+  const auto spec = llama3_70b_recipe();
+  const auto off = lg::estimate::estimate(spec, no_what_if(false));
+  const auto on = lg::estimate::estimate(spec, no_what_if(true));
+  CHECK(off.verdict == lg::estimate::Verdict::borderline);
+  CHECK(on.verdict == lg::estimate::Verdict::fits);
+  CHECK(off.peak_bytes > on.peak_bytes);
+  CHECK(component(off.stages[0], "fragmentation") > 0);
+  CHECK(component(on.stages[0], "fragmentation") == 0);
+  CHECK(off.stages[0].allocated_peak_bytes == doctest::Approx(on.stages[0].allocated_peak_bytes));
+}
+
+TEST_CASE("estimate: LoRA input re-gather saves ~4.7 GB on Qwen3-8B TP2 seq 8192")
+{
+  auto spec = lg::testing::qwen3_8b_lora();
+  const auto base = lg::estimate::estimate(spec, no_what_if());
+  spec.peft.sequence_parallel_input_regather = true;
+  const auto regather = lg::estimate::estimate(spec, no_what_if());
+  const double saved = base.peak_bytes - regather.peak_bytes;
+  CHECK(saved == doctest::Approx(4.731e9).epsilon(0.05));
+  // No effect without SP.
+  spec.parallelism.sequence_parallel = false;
+  spec.peft.sequence_parallel_input_regather = false;
+  const auto no_sp = lg::estimate::estimate(spec, no_what_if());
+  CHECK(component(no_sp.stages[0], "lora_retained_inputs") == 0);
+}
+
+TEST_CASE("estimate: LoRA freezes the base (no base gradients or optimizer state)")
+{
+  auto spec = lg::testing::qwen3_8b_lora();
+  const auto lora = lg::estimate::estimate(spec, no_what_if());
+  spec.peft.method = "none";
+  const auto full = lg::estimate::estimate(spec, no_what_if());
+  CHECK(component(lora.stages[0], "optimizer_state") <
+        0.01 * component(full.stages[0], "optimizer_state"));
+  CHECK(component(lora.stages[0], "weights") > component(full.stages[0], "weights"));
+}
+
+TEST_CASE("estimate: recompute reduces activations (selective mlp, full)")
+{
+  auto spec = llama3_70b_recipe();
+  const double none = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::selective;
+  spec.training.recompute.modules = {"mlp"};
+  const double mlp = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;
+  const double full = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  CHECK(mlp < none);
+  CHECK(full < mlp);
+}
+
+TEST_CASE("estimate: unfused attention keeps the s^2 scores; core_attn recompute drops them")
+{
+  auto spec = lg::testing::minimal_job_spec();
+  spec.model.attention_dropout = 0.1;
+  const double fused = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.attention_backend = lg::config::AttentionBackend::unfused;
+  const double unfused = lg::estimate::layer_activation_bytes(spec, 0);
+  // 5 * a * s^2 * b bytes at TP1.
+  CHECK(unfused - fused == doctest::Approx(5.0 * 16 * 2048.0 * 2048.0).epsilon(0.01));
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::selective;
+  CHECK(lg::estimate::layer_activation_bytes(spec, 0) < fused + 1e6);
+}
+
+TEST_CASE("estimate: distributed optimizer shards optimizer state over DP")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  const auto dist = lg::estimate::estimate(spec, no_what_if());
+  spec.training.distributed_optimizer = false;
+  const auto plain = lg::estimate::estimate(spec, no_what_if());
+  CHECK(component(plain.stages[0], "optimizer_state") ==
+        doctest::Approx(2 * component(dist.stages[0], "optimizer_state")));
+}
+
+TEST_CASE("what-if: one row per applicable fix, in fix order, with costs")
+{
+  const auto spec = llama3_70b_recipe();
+  Options o;
+  o.expandable_segments = false;
+  const auto est = lg::estimate::estimate(spec, o);
+  REQUIRE(est.what_if.size() >= 4);
+  CHECK(est.what_if.front().fix == "expandable_segments");
+  CHECK(est.what_if.front().throughput_cost.find("0%") != std::string::npos);
+  CHECK(est.what_if.front().saves_bytes == doctest::Approx(component(est.stages[0], "fragmentation")));
+  double tp_saves = 0;
+  double core_attn_saves = 0;
+  for (const auto& row : est.what_if) {
+    CHECK(row.peak_bytes < est.peak_bytes);
+    tp_saves = row.fix == "increase_tp" ? row.saves_bytes : tp_saves;
+    core_attn_saves = row.fix == "recompute_core_attn" ? row.saves_bytes : core_attn_saves;
+    CHECK(row.fix != "lora_input_regather");  // no LoRA in this job
+    CHECK(row.fix != "distributed_optimizer");  // already on
+  }
+  CHECK(tp_saves > core_attn_saves);
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,59 @@
+#include "estimate/fixes.hpp"
+#include "launch/retry.hpp"
+#include "support/builders.hpp"
+
+#include <doctest/doctest.h>
+
+TEST_SUITE_BEGIN("launch");
+
+TEST_CASE("retry: a fragmentation OOM without expandable segments retries with them")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.env = {{"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False"}};
+  REQUIRE_FALSE(lg::estimate::expandable_segments_enabled(spec));
+  lg::launch::RetryInput input;
+  input.category = "cuda_oom_fragmentation";
+  input.suggested_change = "expandable_segments";
+  const auto decision = lg::launch::decide_retry(spec, input);
+  CHECK(decision.kind == lg::launch::RetryKind::with_fix);
+  CHECK(decision.fix == "expandable_segments");
+  CHECK(lg::estimate::expandable_segments_enabled(decision.spec));
+}
+
+TEST_CASE("retry: a capacity OOM with expandable segments on moves down the ladder")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  lg::launch::RetryInput input;
+  input.category = "cuda_oom_capacity";
+  input.fixes_tried = {"expandable_segments"};
+  const auto decision = lg::launch::decide_retry(spec, input);
+  REQUIRE(decision.kind == lg::launch::RetryKind::with_fix);
+  CHECK(decision.fix != "expandable_segments");
+  CHECK(decision.fix != "increase_tp");
+  CHECK(decision.fix != "lora_input_regather");  // no LoRA in this job
+}
+
+TEST_CASE("retry: never more TP automatically, even when the job lists it")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.retry.fixes = {"increase_tp"};
+  lg::launch::RetryInput input;
+  input.category = "cuda_oom_capacity";
+  const auto decision = lg::launch::decide_retry(spec, input);
+  CHECK(decision.kind == lg::launch::RetryKind::none);
+  CHECK(decision.reason.find("no fix left") != std::string::npos);
+}
+
+TEST_CASE("retry: config errors are never retried; infrastructure only with --retry-infra")
+{
+  const auto spec = lg::testing::llama3_70b_sft();
+  lg::launch::RetryInput input;
+  input.category = "cpu_offload_with_pp";
+  CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::none);
+  input.category = "slurm_preemption_or_node_failure";
+  CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::none);
+  input.retry_infra = true;
+  CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::unchanged);
+}
+
+TEST_SUITE_END();
