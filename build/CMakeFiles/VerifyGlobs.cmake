@@ -6,6 +6,86 @@ cmake_policy(SET CMP0009 NEW)
 file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/config/test_*.cpp")
 set(OLD_GLOB
   "/work/main/tests/unit/config/test_derived.cpp"
+  "/work/main/tests/unit/config/test_loader.cpp"
+  "/work/main/tests/unit/config/test_megatron_args.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/diagnose/test_*.cpp")
+set(OLD_GLOB
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/env/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/env/test_env_allocator.cpp"
+  "/work/main/tests/unit/env/test_env_compose.cpp"
+  "/work/main/tests/unit/env/test_env_policy.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/estimate/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/estimate/test_estimate.cpp"
+  "/work/main/tests/unit/estimate/test_fixes.cpp"
+  "/work/main/tests/unit/estimate/test_parameters.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/launch/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/launch/test_journal.cpp"
+  "/work/main/tests/unit/launch/test_retry.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/render/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/render/test_render_golden.cpp"
+  "/work/main/tests/unit/render/test_render_injection.cpp"
+  "/work/main/tests/unit/render/test_render_quote.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/rules/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/rules/test_catalogue.cpp"
+  "/work/main/tests/unit/rules/test_context_parallel.cpp"
+  "/work/main/tests/unit/rules/test_cuda_graphs.cpp"
+  "/work/main/tests/unit/rules/test_ep_overlap.cpp"
+  "/work/main/tests/unit/rules/test_memory_advice.cpp"
+  "/work/main/tests/unit/rules/test_moe.cpp"
+  "/work/main/tests/unit/rules/test_offload.cpp"
+  "/work/main/tests/unit/rules/test_optimizer.cpp"
+  "/work/main/tests/unit/rules/test_parallelism.cpp"
+  "/work/main/tests/unit/rules/test_pipeline.cpp"
+  "/work/main/tests/unit/rules/test_precision.cpp"
+  "/work/main/tests/unit/rules/test_recompute.cpp"
+  "/work/main/tests/unit/rules/test_sequence_parallel.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")
@@ -17,6 +97,17 @@ file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/util/test_*.cpp"
 set(OLD_GLOB
   "/work/main/tests/unit/util/test_edit_distance.cpp"
   "/work/main/tests/unit/util/test_strings.cpp"
+  )
+if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
+  message("-- GLOB mismatch!")
+  file(TOUCH_NOCREATE "/work/main/build/CMakeFiles/cmake.verify_globs")
+endif()
+
+# sources at tests/unit/CMakeLists.txt:9 (file)
+file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/tests/unit/watch/test_*.cpp")
+set(OLD_GLOB
+  "/work/main/tests/unit/watch/test_log_tail.cpp"
+  "/work/main/tests/unit/watch/test_memory_report.cpp"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")
   message("-- GLOB mismatch!")

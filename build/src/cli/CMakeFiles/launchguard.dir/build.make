@@ -83,21 +83,186 @@ src/cli/CMakeFiles/launchguard.dir/__/main.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/__/main.cpp.s"
 	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/main.cpp -o CMakeFiles/launchguard.dir/__/main.cpp.s
 
+src/cli/CMakeFiles/launchguard.dir/check.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/check.cpp.o: /work/main/src/cli/check.cpp
+src/cli/CMakeFiles/launchguard.dir/check.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/cli/CMakeFiles/launchguard.dir/check.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/check.cpp.o -MF CMakeFiles/launchguard.dir/check.cpp.o.d -o CMakeFiles/launchguard.dir/check.cpp.o -c /work/main/src/cli/check.cpp
+
+src/cli/CMakeFiles/launchguard.dir/check.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/check.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/check.cpp > CMakeFiles/launchguard.dir/check.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/check.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/check.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/check.cpp -o CMakeFiles/launchguard.dir/check.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/commands.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/commands.cpp.o: /work/main/src/cli/commands.cpp
+src/cli/CMakeFiles/launchguard.dir/commands.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/cli/CMakeFiles/launchguard.dir/commands.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/commands.cpp.o -MF CMakeFiles/launchguard.dir/commands.cpp.o.d -o CMakeFiles/launchguard.dir/commands.cpp.o -c /work/main/src/cli/commands.cpp
+
+src/cli/CMakeFiles/launchguard.dir/commands.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/commands.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/commands.cpp > CMakeFiles/launchguard.dir/commands.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/commands.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/commands.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/commands.cpp -o CMakeFiles/launchguard.dir/commands.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o: /work/main/src/cli/data_paths.cpp
+src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o -MF CMakeFiles/launchguard.dir/data_paths.cpp.o.d -o CMakeFiles/launchguard.dir/data_paths.cpp.o -c /work/main/src/cli/data_paths.cpp
+
+src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/data_paths.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/data_paths.cpp > CMakeFiles/launchguard.dir/data_paths.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/data_paths.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/data_paths.cpp -o CMakeFiles/launchguard.dir/data_paths.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o: /work/main/src/cli/estimate.cpp
+src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o -MF CMakeFiles/launchguard.dir/estimate.cpp.o.d -o CMakeFiles/launchguard.dir/estimate.cpp.o -c /work/main/src/cli/estimate.cpp
+
+src/cli/CMakeFiles/launchguard.dir/estimate.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/estimate.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/estimate.cpp > CMakeFiles/launchguard.dir/estimate.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/estimate.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/estimate.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/estimate.cpp -o CMakeFiles/launchguard.dir/estimate.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o: /work/main/src/cli/estimate_output.cpp
+src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Building CXX object src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o -MF CMakeFiles/launchguard.dir/estimate_output.cpp.o.d -o CMakeFiles/launchguard.dir/estimate_output.cpp.o -c /work/main/src/cli/estimate_output.cpp
+
+src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/estimate_output.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/estimate_output.cpp > CMakeFiles/launchguard.dir/estimate_output.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/estimate_output.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/estimate_output.cpp -o CMakeFiles/launchguard.dir/estimate_output.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o: /work/main/src/cli/job_input.cpp
+src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_7) "Building CXX object src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o -MF CMakeFiles/launchguard.dir/job_input.cpp.o.d -o CMakeFiles/launchguard.dir/job_input.cpp.o -c /work/main/src/cli/job_input.cpp
+
+src/cli/CMakeFiles/launchguard.dir/job_input.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/job_input.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/job_input.cpp > CMakeFiles/launchguard.dir/job_input.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/job_input.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/job_input.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/job_input.cpp -o CMakeFiles/launchguard.dir/job_input.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/output.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/output.cpp.o: /work/main/src/cli/output.cpp
+src/cli/CMakeFiles/launchguard.dir/output.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_8) "Building CXX object src/cli/CMakeFiles/launchguard.dir/output.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/output.cpp.o -MF CMakeFiles/launchguard.dir/output.cpp.o.d -o CMakeFiles/launchguard.dir/output.cpp.o -c /work/main/src/cli/output.cpp
+
+src/cli/CMakeFiles/launchguard.dir/output.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/output.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/output.cpp > CMakeFiles/launchguard.dir/output.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/output.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/output.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/output.cpp -o CMakeFiles/launchguard.dir/output.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/pending.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/pending.cpp.o: /work/main/src/cli/pending.cpp
+src/cli/CMakeFiles/launchguard.dir/pending.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_9) "Building CXX object src/cli/CMakeFiles/launchguard.dir/pending.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/pending.cpp.o -MF CMakeFiles/launchguard.dir/pending.cpp.o.d -o CMakeFiles/launchguard.dir/pending.cpp.o -c /work/main/src/cli/pending.cpp
+
+src/cli/CMakeFiles/launchguard.dir/pending.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/pending.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/pending.cpp > CMakeFiles/launchguard.dir/pending.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/pending.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/pending.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/pending.cpp -o CMakeFiles/launchguard.dir/pending.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o: /work/main/src/cli/preflight.cpp
+src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_10) "Building CXX object src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o -MF CMakeFiles/launchguard.dir/preflight.cpp.o.d -o CMakeFiles/launchguard.dir/preflight.cpp.o -c /work/main/src/cli/preflight.cpp
+
+src/cli/CMakeFiles/launchguard.dir/preflight.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/preflight.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/preflight.cpp > CMakeFiles/launchguard.dir/preflight.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/preflight.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/preflight.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/preflight.cpp -o CMakeFiles/launchguard.dir/preflight.cpp.s
+
+src/cli/CMakeFiles/launchguard.dir/presets.cpp.o: src/cli/CMakeFiles/launchguard.dir/flags.make
+src/cli/CMakeFiles/launchguard.dir/presets.cpp.o: /work/main/src/cli/presets.cpp
+src/cli/CMakeFiles/launchguard.dir/presets.cpp.o: src/cli/CMakeFiles/launchguard.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_11) "Building CXX object src/cli/CMakeFiles/launchguard.dir/presets.cpp.o"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/cli/CMakeFiles/launchguard.dir/presets.cpp.o -MF CMakeFiles/launchguard.dir/presets.cpp.o.d -o CMakeFiles/launchguard.dir/presets.cpp.o -c /work/main/src/cli/presets.cpp
+
+src/cli/CMakeFiles/launchguard.dir/presets.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/launchguard.dir/presets.cpp.i"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/cli/presets.cpp > CMakeFiles/launchguard.dir/presets.cpp.i
+
+src/cli/CMakeFiles/launchguard.dir/presets.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/launchguard.dir/presets.cpp.s"
+	cd /work/main/build/src/cli && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/cli/presets.cpp -o CMakeFiles/launchguard.dir/presets.cpp.s
+
 # Object files for target launchguard
 launchguard_OBJECTS = \
-"CMakeFiles/launchguard.dir/__/main.cpp.o"
+"CMakeFiles/launchguard.dir/__/main.cpp.o" \
+"CMakeFiles/launchguard.dir/check.cpp.o" \
+"CMakeFiles/launchguard.dir/commands.cpp.o" \
+"CMakeFiles/launchguard.dir/data_paths.cpp.o" \
+"CMakeFiles/launchguard.dir/estimate.cpp.o" \
+"CMakeFiles/launchguard.dir/estimate_output.cpp.o" \
+"CMakeFiles/launchguard.dir/job_input.cpp.o" \
+"CMakeFiles/launchguard.dir/output.cpp.o" \
+"CMakeFiles/launchguard.dir/pending.cpp.o" \
+"CMakeFiles/launchguard.dir/preflight.cpp.o" \
+"CMakeFiles/launchguard.dir/presets.cpp.o"
 
 # External object files for target launchguard
 launchguard_EXTERNAL_OBJECTS =
 
 src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/__/main.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/check.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/commands.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/data_paths.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/estimate.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/estimate_output.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/job_input.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/output.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/pending.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/preflight.cpp.o
+src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/presets.cpp.o
 src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/build.make
 src/cli/launchguard: src/config/liblg_config.a
+src/cli/launchguard: src/estimate/liblg_estimate.a
+src/cli/launchguard: src/rules/liblg_rules.a
+src/cli/launchguard: /usr/lib/x86_64-linux-gnu/libboost_program_options.so.1.74.0
+src/cli/launchguard: src/estimate/liblg_estimate.a
+src/cli/launchguard: src/config/liblg_config.a
 src/cli/launchguard: src/util/liblg_util.a
-src/cli/launchguard: /usr/lib/x86_64-linux-gnu/libfmt.so.9.1.0
 src/cli/launchguard: /usr/lib/x86_64-linux-gnu/libtomlplusplus.so
+src/cli/launchguard: /usr/lib/x86_64-linux-gnu/libfmt.so.9.1.0
 src/cli/launchguard: src/cli/CMakeFiles/launchguard.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Linking CXX executable launchguard"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_12) "Linking CXX executable launchguard"
 	cd /work/main/build/src/cli && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/launchguard.dir/link.txt --verbose=$(VERBOSE)
 
 # Rule to build all files generated by this target.

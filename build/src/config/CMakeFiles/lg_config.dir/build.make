@@ -83,17 +83,81 @@ src/config/CMakeFiles/lg_config.dir/derived.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/lg_config.dir/derived.cpp.s"
 	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/config/derived.cpp -o CMakeFiles/lg_config.dir/derived.cpp.s
 
+src/config/CMakeFiles/lg_config.dir/loader.cpp.o: src/config/CMakeFiles/lg_config.dir/flags.make
+src/config/CMakeFiles/lg_config.dir/loader.cpp.o: /work/main/src/config/loader.cpp
+src/config/CMakeFiles/lg_config.dir/loader.cpp.o: src/config/CMakeFiles/lg_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object src/config/CMakeFiles/lg_config.dir/loader.cpp.o"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/config/CMakeFiles/lg_config.dir/loader.cpp.o -MF CMakeFiles/lg_config.dir/loader.cpp.o.d -o CMakeFiles/lg_config.dir/loader.cpp.o -c /work/main/src/config/loader.cpp
+
+src/config/CMakeFiles/lg_config.dir/loader.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/lg_config.dir/loader.cpp.i"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/config/loader.cpp > CMakeFiles/lg_config.dir/loader.cpp.i
+
+src/config/CMakeFiles/lg_config.dir/loader.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/lg_config.dir/loader.cpp.s"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/config/loader.cpp -o CMakeFiles/lg_config.dir/loader.cpp.s
+
+src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o: src/config/CMakeFiles/lg_config.dir/flags.make
+src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o: /work/main/src/config/megatron_args.cpp
+src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o: src/config/CMakeFiles/lg_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o -MF CMakeFiles/lg_config.dir/megatron_args.cpp.o.d -o CMakeFiles/lg_config.dir/megatron_args.cpp.o -c /work/main/src/config/megatron_args.cpp
+
+src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/lg_config.dir/megatron_args.cpp.i"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/config/megatron_args.cpp > CMakeFiles/lg_config.dir/megatron_args.cpp.i
+
+src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/lg_config.dir/megatron_args.cpp.s"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/config/megatron_args.cpp -o CMakeFiles/lg_config.dir/megatron_args.cpp.s
+
+src/config/CMakeFiles/lg_config.dir/schema.cpp.o: src/config/CMakeFiles/lg_config.dir/flags.make
+src/config/CMakeFiles/lg_config.dir/schema.cpp.o: /work/main/src/config/schema.cpp
+src/config/CMakeFiles/lg_config.dir/schema.cpp.o: src/config/CMakeFiles/lg_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Building CXX object src/config/CMakeFiles/lg_config.dir/schema.cpp.o"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/config/CMakeFiles/lg_config.dir/schema.cpp.o -MF CMakeFiles/lg_config.dir/schema.cpp.o.d -o CMakeFiles/lg_config.dir/schema.cpp.o -c /work/main/src/config/schema.cpp
+
+src/config/CMakeFiles/lg_config.dir/schema.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/lg_config.dir/schema.cpp.i"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/config/schema.cpp > CMakeFiles/lg_config.dir/schema.cpp.i
+
+src/config/CMakeFiles/lg_config.dir/schema.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/lg_config.dir/schema.cpp.s"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/config/schema.cpp -o CMakeFiles/lg_config.dir/schema.cpp.s
+
+src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o: src/config/CMakeFiles/lg_config.dir/flags.make
+src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o: /work/main/src/config/toml_reader.cpp
+src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o: src/config/CMakeFiles/lg_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_5) "Building CXX object src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o -MF CMakeFiles/lg_config.dir/toml_reader.cpp.o.d -o CMakeFiles/lg_config.dir/toml_reader.cpp.o -c /work/main/src/config/toml_reader.cpp
+
+src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/lg_config.dir/toml_reader.cpp.i"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/src/config/toml_reader.cpp > CMakeFiles/lg_config.dir/toml_reader.cpp.i
+
+src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/lg_config.dir/toml_reader.cpp.s"
+	cd /work/main/build/src/config && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/src/config/toml_reader.cpp -o CMakeFiles/lg_config.dir/toml_reader.cpp.s
+
 # Object files for target lg_config
 lg_config_OBJECTS = \
-"CMakeFiles/lg_config.dir/derived.cpp.o"
+"CMakeFiles/lg_config.dir/derived.cpp.o" \
+"CMakeFiles/lg_config.dir/loader.cpp.o" \
+"CMakeFiles/lg_config.dir/megatron_args.cpp.o" \
+"CMakeFiles/lg_config.dir/schema.cpp.o" \
+"CMakeFiles/lg_config.dir/toml_reader.cpp.o"
 
 # External object files for target lg_config
 lg_config_EXTERNAL_OBJECTS =
 
 src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/derived.cpp.o
+src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/loader.cpp.o
+src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/megatron_args.cpp.o
+src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/schema.cpp.o
+src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/toml_reader.cpp.o
 src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/build.make
 src/config/liblg_config.a: src/config/CMakeFiles/lg_config.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Linking CXX static library liblg_config.a"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_6) "Linking CXX static library liblg_config.a"
 	cd /work/main/build/src/config && $(CMAKE_COMMAND) -P CMakeFiles/lg_config.dir/cmake_clean_target.cmake
 	cd /work/main/build/src/config && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/lg_config.dir/link.txt --verbose=$(VERBOSE)
 

@@ -9,6 +9,8 @@ set(CMAKE_DEPENDS_LANGUAGES
 # The set of dependency files which are needed:
 set(CMAKE_DEPENDS_DEPENDENCY_FILES
   "/work/main/tests/unit/config/test_derived.cpp" "tests/unit/CMakeFiles/test_config.dir/config/test_derived.cpp.o" "gcc" "tests/unit/CMakeFiles/test_config.dir/config/test_derived.cpp.o.d"
+  "/work/main/tests/unit/config/test_loader.cpp" "tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o" "gcc" "tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o.d"
+  "/work/main/tests/unit/config/test_megatron_args.cpp" "tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o" "gcc" "tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o.d"
   )
 
 # Targets to which this target links.

@@ -83,14 +83,46 @@ tests/unit/CMakeFiles/test_config.dir/config/test_derived.cpp.s: cmake_force
 	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/test_config.dir/config/test_derived.cpp.s"
 	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/tests/unit/config/test_derived.cpp -o CMakeFiles/test_config.dir/config/test_derived.cpp.s
 
+tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o: tests/unit/CMakeFiles/test_config.dir/flags.make
+tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o: /work/main/tests/unit/config/test_loader.cpp
+tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o: tests/unit/CMakeFiles/test_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Building CXX object tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o -MF CMakeFiles/test_config.dir/config/test_loader.cpp.o.d -o CMakeFiles/test_config.dir/config/test_loader.cpp.o -c /work/main/tests/unit/config/test_loader.cpp
+
+tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/test_config.dir/config/test_loader.cpp.i"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/tests/unit/config/test_loader.cpp > CMakeFiles/test_config.dir/config/test_loader.cpp.i
+
+tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/test_config.dir/config/test_loader.cpp.s"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/tests/unit/config/test_loader.cpp -o CMakeFiles/test_config.dir/config/test_loader.cpp.s
+
+tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o: tests/unit/CMakeFiles/test_config.dir/flags.make
+tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o: /work/main/tests/unit/config/test_megatron_args.cpp
+tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o: tests/unit/CMakeFiles/test_config.dir/compiler_depend.ts
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_3) "Building CXX object tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -MD -MT tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o -MF CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o.d -o CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o -c /work/main/tests/unit/config/test_megatron_args.cpp
+
+tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.i: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Preprocessing CXX source to CMakeFiles/test_config.dir/config/test_megatron_args.cpp.i"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -E /work/main/tests/unit/config/test_megatron_args.cpp > CMakeFiles/test_config.dir/config/test_megatron_args.cpp.i
+
+tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.s: cmake_force
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green "Compiling CXX source to assembly CMakeFiles/test_config.dir/config/test_megatron_args.cpp.s"
+	cd /work/main/build/tests/unit && /usr/bin/c++ $(CXX_DEFINES) $(CXX_INCLUDES) $(CXX_FLAGS) -S /work/main/tests/unit/config/test_megatron_args.cpp -o CMakeFiles/test_config.dir/config/test_megatron_args.cpp.s
+
 # Object files for target test_config
 test_config_OBJECTS = \
-"CMakeFiles/test_config.dir/config/test_derived.cpp.o"
+"CMakeFiles/test_config.dir/config/test_derived.cpp.o" \
+"CMakeFiles/test_config.dir/config/test_loader.cpp.o" \
+"CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o"
 
 # External object files for target test_config
 test_config_EXTERNAL_OBJECTS =
 
 tests/unit/test_config: tests/unit/CMakeFiles/test_config.dir/config/test_derived.cpp.o
+tests/unit/test_config: tests/unit/CMakeFiles/test_config.dir/config/test_loader.cpp.o
+tests/unit/test_config: tests/unit/CMakeFiles/test_config.dir/config/test_megatron_args.cpp.o
 tests/unit/test_config: tests/unit/CMakeFiles/test_config.dir/build.make
 tests/unit/test_config: tests/unit/liblg_test_main.a
 tests/unit/test_config: src/config/liblg_config.a
@@ -98,7 +130,7 @@ tests/unit/test_config: src/util/liblg_util.a
 tests/unit/test_config: /usr/lib/x86_64-linux-gnu/libfmt.so.9.1.0
 tests/unit/test_config: /usr/lib/x86_64-linux-gnu/libtomlplusplus.so
 tests/unit/test_config: tests/unit/CMakeFiles/test_config.dir/link.txt
-	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_2) "Linking CXX executable test_config"
+	@$(CMAKE_COMMAND) -E cmake_echo_color --switch=$(COLOR) --green --bold --progress-dir=/work/main/build/CMakeFiles --progress-num=$(CMAKE_PROGRESS_4) "Linking CXX executable test_config"
 	cd /work/main/build/tests/unit && $(CMAKE_COMMAND) -E cmake_link_script CMakeFiles/test_config.dir/link.txt --verbose=$(VERBOSE)
 	cd /work/main/build/tests/unit && /usr/bin/cmake -D TEST_TARGET=test_config -D TEST_EXECUTABLE=/work/main/build/tests/unit/test_config -D TEST_EXECUTOR= -D TEST_WORKING_DIR=/work/main/build/tests/unit -D TEST_SPEC= -D TEST_EXTRA_ARGS= -D "TEST_PROPERTIES=LABELS;unit;ENVIRONMENT;LG_SOURCE_DIR=/work/main" -D TEST_ADD_LABELS= -D "TEST_PREFIX=config: " -D TEST_SUFFIX= -D TEST_LIST=test_config_TESTS -D TEST_JUNIT_OUTPUT_DIR= -D CTEST_FILE=/work/main/build/tests/unit/test_config_tests-b858cb2.cmake -P /usr/lib/cmake/doctest/doctestAddTests.cmake
 
