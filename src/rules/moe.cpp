@@ -1,0 +1,136 @@
+// Expert parallelism / MoE rules (rules_and_env.md B.7, B.5 ep_tp_needs_sp).
+#include "rules/rule.hpp"
+
+#include <fmt/core.h>
+
+namespace lg::rules {
+
+namespace {
+
+std::optional<Finding> ep_requires_experts(const Context& ctx)
+{
+  const int ep = ctx.spec.parallelism.ep;
+  if (ep <= 1 || is_moe(ctx.spec.model)) {
+    return std::nullopt;
+  }
+  return Finding{
+    with_upstream(fmt::format("ep = {} on a model without experts", ep),
+                  is_bridge(ctx.spec) ? "num_moe_experts must be non None to use expert-parallel."
+                                      : "num_experts must be non None to use expert model "
+                                        "parallelism"),
+    "set parallelism.ep = 1, or describe the experts in [model.moe]", "parallelism.ep"};
+}
+
+std::optional<Finding> num_experts_positive(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!moe || moe->num_experts >= 0) {
+    return std::nullopt;
+  }
+  return Finding{with_upstream(fmt::format("model.moe.num_experts = {}", moe->num_experts),
+                               "num_moe_experts must be non-negative."),
+                 "set model.moe.num_experts to the expert count, or remove [model.moe]",
+                 "model.moe.num_experts"};
+}
+
+std::optional<Finding> ffn_without_experts(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!moe || moe->num_experts != 0 || moe->moe_ffn_hidden_size <= 0) {
+    return std::nullopt;
+  }
+  return Finding{
+    with_upstream(fmt::format("moe_ffn_hidden_size = {} with num_experts = 0",
+                              moe->moe_ffn_hidden_size),
+                  "moe_ffn_hidden_size is set but num_moe_experts is None. Please set "
+                  "num_moe_experts or remove moe_ffn_hidden_size."),
+    "set model.moe.num_experts, or remove [model.moe]", "model.moe.moe_ffn_hidden_size"};
+}
+
+std::optional<Finding> experts_divisible_by_ep(const Context& ctx)
+{
+  const int ep = ctx.spec.parallelism.ep;
+  if (ep <= 1 || !is_moe(ctx.spec.model) || ctx.spec.model.moe->num_experts % ep == 0) {
+    return std::nullopt;
+  }
+  const int experts = ctx.spec.model.moe->num_experts;
+  return Finding{
+    with_upstream(fmt::format("num_experts {} is not a multiple of ep {}", experts, ep),
+                  "Number of experts should be a multiple of expert model parallel_size."),
+    fmt::format("pick an ep that divides {}", experts), "parallelism.ep"};
+}
+
+std::optional<Finding> token_dispatcher_value(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!is_moe(ctx.spec.model)) {
+    return std::nullopt;
+  }
+  const auto& d = moe->token_dispatcher;
+  if (d == "alltoall" || d == "allgather" || d == "flex") {
+    return std::nullopt;
+  }
+  return Finding{fmt::format("unknown token_dispatcher \"{}\" (Megatron accepts allgather, "
+                             "alltoall, flex)",
+                             d),
+                 "set model.moe.token_dispatcher = \"alltoall\" (or \"allgather\" / \"flex\")",
+                 "model.moe.token_dispatcher"};
+}
+
+std::optional<Finding> bias_requires_etp1(const Context& ctx)
+{
+  if (!is_moe(ctx.spec.model) || !ctx.spec.model.add_bias_linear || ctx.etp == 1) {
+    return std::nullopt;
+  }
+  return Finding{
+    with_upstream(fmt::format("MoE with add_bias_linear and etp = {} (etp defaults to tp)",
+                              ctx.etp),
+                  "AssertionError: Bias in Moe is only supported when ETP==1"),
+    "set parallelism.etp = 1, or model.add_bias_linear = false", "parallelism.etp"};
+}
+
+std::optional<Finding> tp_needs_sp(const Context& ctx)
+{
+  const auto& p = ctx.spec.parallelism;
+  if (p.ep <= 1 || p.tp <= 1 || p.sequence_parallel) {
+    return std::nullopt;
+  }
+  return Finding{
+    with_upstream(fmt::format("ep = {} and tp = {} without sequence parallelism", p.ep, p.tp),
+                  "When using expert parallelism and tensor parallelism for training, sequence "
+                  "parallelism must be used"),
+    "set parallelism.sequence_parallel = true", "parallelism.sequence_parallel"};
+}
+
+constexpr Rule k_rules[] = {
+  {"moe.ep_requires_experts", Severity::error, "ep > 1 needs a model with experts",
+   "[ML] megatron/core/transformer/transformer_config.py:1595-1596; [ML] "
+   "megatron/training/arguments.py:1656",
+   ep_requires_experts},
+  {"moe.num_experts_positive", Severity::error, "num_experts must not be negative",
+   "[ML] megatron/core/transformer/transformer_config.py:1682-1683", num_experts_positive},
+  {"moe.ffn_without_experts", Severity::error, "moe_ffn_hidden_size needs num_experts",
+   "[ML] megatron/core/transformer/transformer_config.py:1689-1705", ffn_without_experts},
+  {"moe.experts_divisible_by_ep", Severity::error, "num_experts must be a multiple of ep",
+   "[ML] megatron/training/arguments.py:1654-1658; [ML] "
+   "megatron/core/transformer/moe/moe_layer.py:186",
+   experts_divisible_by_ep},
+  {"moe.token_dispatcher_value", Severity::error,
+   "token_dispatcher must be alltoall, allgather or flex",
+   "[ML] megatron/training/arguments.py (--moe-token-dispatcher-type choices)",
+   token_dispatcher_value},
+  {"moe.bias_requires_etp1", Severity::error, "MoE with linear bias needs etp = 1",
+   "[ML] megatron/core/transformer/transformer_config.py:2612-2615", bias_requires_etp1},
+  {"moe.tp_needs_sp", Severity::warning,
+   "ep > 1 with tp > 1 needs sequence parallelism",
+   "[ML] megatron/core/model_parallel_config.py:560-565", tp_needs_sp},
+};
+
+} // namespace
+
+std::span<const Rule> moe_rules()
+{
+  return k_rules;
+}
+
+} // namespace lg::rules

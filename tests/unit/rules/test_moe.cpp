@@ -1,0 +1,94 @@
+#include "rules_test_support.hpp"
+
+using namespace lg;
+using lg::testing::contains_text;
+using lg::testing::expect_finding;
+using lg::testing::fires;
+using lg::testing::moe_spec;
+
+TEST_SUITE_BEGIN("rules");
+
+TEST_CASE("moe: the MoE baseline has no errors")
+{
+  const auto all = lg::testing::run_rules(moe_spec());
+  CHECK_FALSE(has_errors(all));
+}
+
+TEST_CASE("moe.ep_requires_experts: ep 8 on a dense model")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.parallelism.ep = 2;
+  auto d = expect_finding(spec, "moe.ep_requires_experts", Severity::error, "parallelism.ep");
+  CHECK(contains_text(d.message, "upstream: num_moe_experts must be non None to use "
+                                 "expert-parallel."));
+  spec.launch.framework = config::Framework::megatron_lm;
+  d = expect_finding(spec, "moe.ep_requires_experts", Severity::error, "parallelism.ep");
+  CHECK(contains_text(d.message, "upstream: num_experts must be non None to use expert model "
+                                 "parallelism"));
+}
+
+TEST_CASE("moe.num_experts_positive")
+{
+  auto spec = moe_spec();
+  spec.model.moe->num_experts = -1;
+  spec.parallelism.ep = 1;
+  const auto d = expect_finding(spec, "moe.num_experts_positive", Severity::error,
+                                "model.moe.num_experts");
+  CHECK(contains_text(d.message, "upstream: num_moe_experts must be non-negative."));
+}
+
+TEST_CASE("moe.ffn_without_experts")
+{
+  auto spec = moe_spec();
+  spec.model.moe->num_experts = 0;
+  spec.parallelism.ep = 1;
+  const auto d = expect_finding(spec, "moe.ffn_without_experts", Severity::error,
+                                "model.moe.moe_ffn_hidden_size");
+  CHECK(contains_text(d.message, "upstream: moe_ffn_hidden_size is set but num_moe_experts is "
+                                 "None. Please set num_moe_experts or remove "
+                                 "moe_ffn_hidden_size."));
+}
+
+TEST_CASE("moe.experts_divisible_by_ep: 60 experts on ep 8")
+{
+  auto spec = moe_spec();
+  spec.model.moe->num_experts = 60;
+  const auto d = expect_finding(spec, "moe.experts_divisible_by_ep", Severity::error,
+                                "parallelism.ep");
+  CHECK(contains_text(d.message, "upstream: Number of experts should be a multiple of expert "
+                                 "model parallel_size."));
+  CHECK(contains_text(d.message, "num_experts 60 is not a multiple of ep 8"));
+}
+
+TEST_CASE("moe.token_dispatcher_value")
+{
+  auto spec = moe_spec();
+  spec.model.moe->token_dispatcher = "all2all";
+  const auto d = expect_finding(spec, "moe.token_dispatcher_value", Severity::error,
+                                "model.moe.token_dispatcher");
+  CHECK(contains_text(d.message, "\"all2all\""));
+}
+
+TEST_CASE("moe.bias_requires_etp1: bias with etp defaulting to tp 2")
+{
+  auto spec = moe_spec();
+  spec.model.add_bias_linear = true;
+  const auto d = expect_finding(spec, "moe.bias_requires_etp1", Severity::error,
+                                "parallelism.etp");
+  CHECK(contains_text(d.message, "upstream: AssertionError: Bias in Moe is only supported when "
+                                 "ETP==1"));
+  spec.parallelism.etp = 1;
+  CHECK_FALSE(fires(spec, "moe.bias_requires_etp1"));
+}
+
+TEST_CASE("moe.tp_needs_sp: ep and tp without SP")
+{
+  auto spec = moe_spec();
+  spec.parallelism.sequence_parallel = false;
+  const auto d = expect_finding(spec, "moe.tp_needs_sp", Severity::warning,
+                                "parallelism.sequence_parallel");
+  CHECK(contains_text(d.message, "upstream: When using expert parallelism and tensor parallelism "
+                                 "for training, sequence parallelism must be used"));
+}
+
+TEST_SUITE_END();
