@@ -1,55 +1,70 @@
-// Data-file lookup shared by render (templates) and presets.
 #include "cli/data_paths.hpp"
 
-#include "util/error.hpp"
-#include "util/strings.hpp"
+#include <unistd.h>
 
 #include <cstdlib>
 #include <system_error>
 
 namespace lg::cli {
 
-namespace {
+namespace fs = std::filesystem;
 
-std::filesystem::path executable_dir()
+static fs::path executable_dir()
 {
-  std::error_code error;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::path() : exe.parent_path();
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : self.parent_path();
 }
 
-} // namespace
-
-std::vector<std::filesystem::path> data_dirs(std::string_view kind)
+std::vector<fs::path> data_dirs()
 {
-  std::vector<std::filesystem::path> dirs;
-  if (const char* override_dir = std::getenv("LAUNCHGUARD_DATA_DIR");
-      override_dir != nullptr && *override_dir != '\0') {
-    dirs.push_back(std::filesystem::path(override_dir) / kind);
+  std::vector<fs::path> dirs;
+  if (const char* env = std::getenv("LAUNCHGUARD_DATA_DIR"); env != nullptr && *env != '\0') {
+    dirs.emplace_back(env);
   }
-  if (const auto exe = executable_dir(); !exe.empty()) {
-    dirs.push_back((exe / ".." / "share" / "launchguard" / kind).lexically_normal());
+  if (const fs::path exe = executable_dir(); !exe.empty()) {
+    dirs.push_back(exe.parent_path() / "share" / "launchguard");
   }
 #ifdef LG_SOURCE_DIR
-  dirs.push_back(std::filesystem::path(LG_SOURCE_DIR) / kind);
+  dirs.emplace_back(LG_SOURCE_DIR);
 #endif
   return dirs;
 }
 
-std::filesystem::path find_data_file(std::string_view kind, std::string_view name)
+fs::path user_config_dir()
 {
-  std::vector<std::string> searched;
-  for (const auto& dir : data_dirs(kind)) {
-    const auto candidate = dir / name;
-    std::error_code error;
-    if (std::filesystem::is_regular_file(candidate, error)) {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    return fs::path(xdg) / "launchguard";
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return fs::path(home) / ".config" / "launchguard";
+  }
+  return {};
+}
+
+fs::path find_data_file(std::string_view kind, std::string_view name)
+{
+  for (const auto& root : data_dirs()) {
+    const fs::path candidate = root / kind / name;
+    std::error_code ec;
+    if (fs::is_regular_file(candidate, ec)) {
       return candidate;
     }
-    searched.push_back(dir.string());
   }
-  InputError error("no {} file named {}", kind, std::string(name));
-  error.hint = "searched " + join(searched, ", ") + " (set LAUNCHGUARD_DATA_DIR to add a directory)";
-  throw error;
+  return {};
+}
+
+std::vector<fs::path> preset_dirs(const std::vector<fs::path>& extra)
+{
+  std::vector<fs::path> dirs;
+  for (const auto& root : data_dirs()) {
+    dirs.push_back(root / "presets");
+  }
+  if (const fs::path user = user_config_dir(); !user.empty()) {
+    dirs.push_back(user / "presets");
+  }
+  dirs.insert(dirs.end(), extra.begin(), extra.end());
+  return dirs;
 }
 
 } // namespace lg::cli

@@ -1,6 +1,7 @@
-// Where launchguard finds its data files (templates, presets): the user's
-// override directory, the installed share directory next to the binary, then
-// the source tree (for running from a build directory).
+// Where launchguard finds its data (templates, presets, signatures): next to
+// the binary (<exe>/../share/launchguard), in the source tree it was built
+// from, and where $LAUNCHGUARD_DATA_DIR points. User additions live under
+// $XDG_CONFIG_HOME/launchguard.
 #pragma once
 
 #include <filesystem>
@@ -9,14 +10,19 @@
 
 namespace lg::cli {
 
-// Return the directories searched for `kind` ("templates", "presets/models",
-// …), in order: $LAUNCHGUARD_DATA_DIR/<kind>, <exe dir>/../share/launchguard/<kind>,
-// <source dir>/<kind> (when built with LG_SOURCE_DIR). Directories that do not
-// exist are included; callers test files.
-std::vector<std::filesystem::path> data_dirs(std::string_view kind);
+// Shipped data roots, highest priority first: $LAUNCHGUARD_DATA_DIR, the
+// install prefix relative to the executable, the source tree.
+std::vector<std::filesystem::path> data_dirs();
 
-// Return the first existing <dir>/<name> over data_dirs(kind). Throws
-// InputError listing the places searched when there is none.
+// $XDG_CONFIG_HOME/launchguard (default ~/.config/launchguard).
+std::filesystem::path user_config_dir();
+
+// Return the first existing `<root>/<kind>/<name>` over data_dirs(), e.g.
+// find_data_file("templates", "torchrun.sbatch.mustache"). Empty if none.
 std::filesystem::path find_data_file(std::string_view kind, std::string_view name);
+
+// Preset search path: shipped `presets/` dirs, then the user's
+// $XDG_CONFIG_HOME/launchguard/presets, then `extra` (from --preset-dir).
+std::vector<std::filesystem::path> preset_dirs(const std::vector<std::filesystem::path>& extra = {});
 
 } // namespace lg::cli

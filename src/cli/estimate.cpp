@@ -4,7 +4,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
-#include "estimate/fixes.hpp"
+#include "env/compose.hpp"
 
 namespace lg::cli {
 
@@ -15,7 +15,7 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
   const ParsedArgs parsed = parse_args("estimate", options, args);
   const config::JobSpec spec = load_job(parsed);
   estimate::Options estimate_options;
-  estimate_options.expandable_segments = estimate::expandable_segments_enabled(spec);
+  estimate_options.expandable_segments = env::has_expandable_segments(env::compose(spec, {}));
   const estimate::Estimate result = estimate::estimate(spec, estimate_options);
   if (global.json) {
     print_json(to_json(result));

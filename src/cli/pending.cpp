@@ -21,8 +21,5 @@ int run_submit(const GlobalOptions&, const std::vector<std::string>&) { not_yet(
 int run_watch(const GlobalOptions&, const std::vector<std::string>&) { not_yet("watch"); }
 int run_runs(const GlobalOptions&, const std::vector<std::string>&) { not_yet("runs"); }
 int run_audit(const GlobalOptions&, const std::vector<std::string>&) { not_yet("audit"); }
-int run_env(const GlobalOptions&, const std::vector<std::string>&) { not_yet("env"); }
-int run_render(const GlobalOptions&, const std::vector<std::string>&) { not_yet("render"); }
-int run_diagnose(const GlobalOptions&, const std::vector<std::string>&) { not_yet("diagnose"); }
 
 } // namespace lg::cli

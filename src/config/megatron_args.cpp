@@ -319,6 +319,7 @@ void read_training(Reader& r, JobSpec& spec)
     t.cuda_graph_modules = *modules;
   }
   t.nccl_ub = r.set("use-nccl-ub", "training.nccl_ub");
+  t.fine_grained_activation_offloading = r.set("fine-grained-activation-offloading", "training.fine_grained_activation_offloading");
   t.tp_comm_overlap = r.set("tp-comm-overlap", "training.tp_comm_overlap");
   t.overlap_grad_reduce = r.set("overlap-grad-reduce", "training.overlap_grad_reduce");
   t.overlap_param_gather = r.set("overlap-param-gather", "training.overlap_param_gather");

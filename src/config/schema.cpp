@@ -244,6 +244,7 @@ std::vector<Section> build_schema()
                 {"fsdp", enum_key(LG_FIELD(training.fsdp), {"none", "megatron", "torch"})},
                 {"fsdp_sharding", choice_key(LG_FIELD(training.fsdp_sharding), {"no_shard", "optim", "optim_grads", "optim_grads_params"})},
                 {"cpu_offloading_layers", int_key(LG_FIELD(training.cpu_offloading_layers), 0, 10000)},
+                {"fine_grained_activation_offloading", bool_key(LG_FIELD(training.fine_grained_activation_offloading))},
                 {"cuda_graphs", enum_key(LG_FIELD(training.cuda_graphs), {"none", "local", "transformer_engine", "full_iteration"})},
                 {"cuda_graph_modules", list_key(LG_FIELD(training.cuda_graph_modules))},
                 {"nccl_ub", bool_key(LG_FIELD(training.nccl_ub))},

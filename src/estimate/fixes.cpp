@@ -159,9 +159,16 @@ std::optional<AppliedFix> apply_fix(const JobSpec& spec, std::string_view fix)
 
 bool expandable_segments_enabled(const JobSpec& spec)
 {
+  // The env composer merges the user's allocator string key by key into the
+  // policy's expandable_segments:True, so only an explicit value turns it off.
   if (const std::string* conf = env_value(spec, k_alloc_conf)) {
-    return conf->find("expandable_segments:True") != std::string::npos ||
-           conf->find("expandable_segments:true") != std::string::npos;
+    if (conf->find("expandable_segments:True") != std::string::npos ||
+        conf->find("expandable_segments:true") != std::string::npos) {
+      return true;
+    }
+    if (conf->find("expandable_segments") != std::string::npos) {
+      return false;
+    }
   }
   return !spec.training.nccl_ub;
 }

@@ -31,8 +31,9 @@ struct AppliedFix
 std::optional<AppliedFix> apply_fix(const config::JobSpec& spec, std::string_view fix);
 
 // Return true if the job's own env (spec.env) or the default policy leaves
-// expandable segments on: the policy turns them on unless nccl_ub is set; a
-// user PYTORCH_CUDA_ALLOC_CONF without expandable_segments:True turns them off.
+// expandable segments on: the policy turns them on unless nccl_ub is set; the
+// user's PYTORCH_CUDA_ALLOC_CONF is merged key by key, so only an explicit
+// expandable_segments value other than True turns them off (as env::compose).
 bool expandable_segments_enabled(const config::JobSpec& spec);
 
 } // namespace lg::estimate

@@ -17,7 +17,10 @@ TEST_CASE("fixes: expandable segments merge into the allocator config")
 {
   auto spec = lg::testing::minimal_job_spec();
   CHECK(lg::estimate::expandable_segments_enabled(spec));
+  // The composer merges a user string without the key, so it stays on.
   spec.env.emplace_back("PYTORCH_CUDA_ALLOC_CONF", "garbage_collection_threshold:0.6");
+  CHECK(lg::estimate::expandable_segments_enabled(spec));
+  spec.env.back().second = "garbage_collection_threshold:0.6,expandable_segments:False";
   CHECK_FALSE(lg::estimate::expandable_segments_enabled(spec));
   const auto fixed = lg::estimate::apply_fix(spec, "expandable_segments");
   REQUIRE(fixed);

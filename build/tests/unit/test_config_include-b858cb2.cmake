@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/unit/test_config_tests-b858cb2.cmake")
-  include("/work/main/build/tests/unit/test_config_tests-b858cb2.cmake")
-else()
-  add_test(test_config_NOT_BUILT-b858cb2 test_config_NOT_BUILT-b858cb2)
-endif()

@@ -1,0 +1,145 @@
+// #SBATCH directives: every spelling (long/short, '=' or space, several per
+// line, quoted values), read as sbatch does - only before the first command.
+#include "audit/script_reader.hpp"
+
+#include <array>
+#include <cstring>
+#include <utility>
+
+namespace lg::audit::detail {
+
+namespace {
+
+struct Token
+{
+  std::string text;
+  int offset = -1;
+};
+
+// Split a directive line's option text into words; a word starting with '#'
+// ends it.
+std::vector<Token> tokens(const std::string& line, int base)
+{
+  std::vector<Token> out;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n')) {
+      ++i;
+    }
+    if (i >= line.size() || line[i] == '#') {
+      break;
+    }
+    Token token;
+    token.offset = base + static_cast<int>(i);
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r' && line[i] != '\n') {
+      if (line[i] == '"' || line[i] == '\'') {
+        const char quote = line[i];
+        const auto close = line.find(quote, i + 1);
+        const std::size_t end = close == std::string::npos ? line.size() : close;
+        token.text += line.substr(i + 1, end - i - 1);
+        i = end < line.size() ? end + 1 : end;
+      } else {
+        token.text += line[i++];
+      }
+    }
+    out.push_back(std::move(token));
+  }
+  return out;
+}
+
+std::string long_name(char short_name)
+{
+  static constexpr std::array<std::pair<char, const char*>, 22> k_short = {{
+    {'N', "nodes"},     {'n', "ntasks"},      {'c', "cpus-per-task"}, {'G', "gpus"},
+    {'t', "time"},      {'p', "partition"},   {'A', "account"},       {'J', "job-name"},
+    {'o', "output"},    {'e', "error"},       {'D', "chdir"},         {'w', "nodelist"},
+    {'x', "exclude"},   {'C', "constraint"},  {'q', "qos"},           {'d', "dependency"},
+    {'a', "array"},     {'M', "clusters"},    {'L', "licenses"},      {'m', "distribution"},
+    {'i', "input"},     {'b', "begin"},
+  }};
+  for (const auto& [c, name] : k_short) {
+    if (c == short_name) {
+      return name;
+    }
+  }
+  return std::string(1, short_name);
+}
+
+bool long_flag(const std::string& name)
+{
+  static constexpr std::array<const char*, 16> k_flags = {
+    "exclusive", "requeue", "no-requeue", "overcommit", "contiguous", "hold", "parsable", "wait",
+    "use-min-nodes", "spread-job", "test-only", "ignore-pbs", "oversubscribe", "reboot", "verbose",
+    "quiet"};
+  for (const char* flag : k_flags) {
+    if (name == flag) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Directive>& out)
+{
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& t = words[i].text;
+    if (t.size() < 2 || t[0] != '-') {
+      continue;
+    }
+    Directive d;
+    d.spelled = t;
+    d.offset = words[i].offset;
+    d.ignored = ignored;
+    if (t.starts_with("--")) {
+      std::string name = t.substr(2);
+      if (const auto eq = name.find('='); eq != std::string::npos) {
+        d.value = name.substr(eq + 1);
+        d.has_value = true;
+        d.value_offset = d.offset + 2 + static_cast<int>(eq) + 1;
+        name.resize(eq);
+      }
+      d.name = name == "workdir" ? "chdir" : name;
+      d.spelled = "--" + name;
+    } else {
+      d.name = long_name(t[1]);
+      d.spelled = t.substr(0, 2);
+      if (t.size() > 2) {
+        d.value = t.substr(t[2] == '=' ? 3 : 2);
+        d.has_value = true;
+        d.value_offset = d.offset + (t[2] == '=' ? 3 : 2);
+      }
+    }
+    if (!d.has_value && !long_flag(d.name) && i + 1 < words.size() && !words[i + 1].text.starts_with("-")) {
+      d.value = words[i + 1].text;
+      d.value_offset = words[i + 1].offset;
+      d.has_value = true;
+      ++i;
+    }
+    out.push_back(std::move(d));
+  }
+}
+
+} // namespace
+
+std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
+                                       int first_command_offset)
+{
+  std::vector<Directive> out;
+  for (std::size_t l = 0; l < line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(line_starts[l]);
+    if (text.compare(begin, 7, "#SBATCH") != 0) {
+      continue;
+    }
+    const std::size_t end = l + 1 < line_starts.size() ? static_cast<std::size_t>(line_starts[l + 1]) : text.size();
+    const std::size_t body = begin + 7;
+    if (body < end && text[body] != ' ' && text[body] != '\t') {
+      continue;  // #SBATCHX
+    }
+    const std::string line = text.substr(body, end > body ? end - body : 0);
+    const bool ignored = first_command_offset >= 0 && static_cast<int>(begin) > first_command_offset;
+    parse_line(tokens(line, static_cast<int>(body)), ignored, out);
+  }
+  return out;
+}
+
+} // namespace lg::audit::detail

@@ -1,0 +1,265 @@
+// Word expansion over the static variable environment (expand.hpp).
+#include "audit/expand.hpp"
+
+namespace lg::audit::detail {
+
+namespace {
+
+bool is_space(char c)
+{
+  return c == ' ' || c == '\t' || c == '\n';
+}
+
+struct Resolved
+{
+  std::vector<Word> items;
+  bool known = true;
+};
+
+std::string display(const Part& part)
+{
+  if (part.kind == PartKind::command) {
+    return "$(" + part.text.text + ")";
+  }
+  if (part.kind == PartKind::arith) {
+    return "$((" + part.text.text + "))";
+  }
+  return "${" + part.name + (part.index.empty() ? "" : "[" + part.index + "]") + "}";
+}
+
+// The default word of ${VAR:-word}, expanded without splitting.
+Resolved expand_arg(const Part& part, const ExpandContext& context)
+{
+  Resolved out;
+  if (context.depth > 4) {
+    out.known = false;
+    return out;
+  }
+  ExpandContext inner{context.vars, context.uses, context.command, context.batch_shell, context.depth + 1};
+  std::vector<Word> words;
+  for (const auto& command : lex(part.arg, context.depth + 1).commands) {
+    for (const auto& raw : command.words) {
+      words.push_back(expand_one(raw, inner));
+    }
+  }
+  Word joined = join_words(words);
+  out.known = joined.known;
+  out.items.push_back(std::move(joined));
+  return out;
+}
+
+std::vector<Word> select(const Var& var, const std::string& index)
+{
+  if (index == "@" || index == "*") {
+    return var.items;
+  }
+  std::size_t k = 0;
+  if (!index.empty()) {
+    if (index.find_first_not_of("0123456789") != std::string::npos || index.size() > 6) {
+      return {};
+    }
+    k = static_cast<std::size_t>(std::stoul(index));
+  }
+  if (k < var.items.size()) {
+    return {var.items[k]};
+  }
+  return {};
+}
+
+bool empty_value(const std::vector<Word>& items)
+{
+  for (const auto& item : items) {
+    if (!item.text().empty()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Resolved resolve(const Part& part, const ExpandContext& context)
+{
+  Resolved out;
+  const auto it = context.vars.find(part.name);
+  const bool special = !name_start(part.name.empty() ? '0' : part.name[0]);
+  if (special || part.op == "len" || part.op == "other") {
+    out.known = false;
+    return out;
+  }
+  if (it == context.vars.end()) {
+    if (part.op == ":-" || part.op == "-" || part.op == ":=" || part.op == "=") {
+      return expand_arg(part, context);
+    }
+    out.known = false;
+    return out;
+  }
+  const Var& var = it->second;
+  if (!var.known) {
+    out.known = false;
+    return out;
+  }
+  std::vector<Word> value = select(var, part.index);
+  const bool empty = empty_value(value);
+  if ((part.op == ":-" || part.op == ":=") && empty) {
+    return expand_arg(part, context);
+  }
+  if (part.op == ":+" || part.op == "+") {
+    return empty && part.op == ":+" ? out : expand_arg(part, context);
+  }
+  out.items = std::move(value);
+  return out;
+}
+
+class Expander
+{
+public:
+  Expander(const ExpandContext& context, Split split)
+    : m_context(context),
+      m_split(split)
+  {
+  }
+
+  std::vector<Word> run(const RawWord& word);
+
+private:
+  void flush()
+  {
+    if (m_started) {
+      if (m_cur.offset < 0) {
+        m_cur.offset = m_cur.value.first_offset();
+      }
+      m_out.push_back(std::move(m_cur));
+    }
+    m_cur = Word{};
+    m_started = false;
+  }
+  void append_split(const Word& item);
+  void param(const Part& part);
+  void unknown(const Part& part);
+
+  const ExpandContext& m_context;
+  Split m_split;
+  std::vector<Word> m_out;
+  Word m_cur;
+  bool m_started = false;
+};
+
+void Expander::append_split(const Word& item)
+{
+  const Text& t = item.value;
+  for (std::size_t i = 0; i < t.text.size(); ++i) {
+    if (is_space(t.text[i])) {
+      flush();
+      continue;
+    }
+    m_cur.value.append(t.text[i], t.offsets[i]);
+    m_started = true;
+  }
+}
+
+void Expander::unknown(const Part& part)
+{
+  m_cur.known = false;
+  if (part.quoted == false && m_split == Split::yes) {
+    m_cur.opaque = true;
+  }
+  const std::string shown = display(part);
+  for (char c : shown) {
+    m_cur.value.append(c, part.offset);
+  }
+  m_started = true;
+}
+
+void Expander::param(const Part& part)
+{
+  if (m_context.uses != nullptr) {
+    m_context.uses->push_back(VarUse{part.name, part.offset, m_context.command, m_context.batch_shell});
+  }
+  m_cur.expanded.push_back(part.name);
+  const Resolved r = resolve(part, m_context);
+  if (!r.known) {
+    unknown(part);
+    return;
+  }
+  const bool all = part.index == "@";
+  for (std::size_t k = 0; k < r.items.size(); ++k) {
+    const Word& item = r.items[k];
+    m_cur.expanded.insert(m_cur.expanded.end(), item.expanded.begin(), item.expanded.end());
+    if (!part.quoted && m_split == Split::yes) {
+      if (k > 0) {
+        flush();
+      }
+      append_split(item);
+      continue;
+    }
+    if (k > 0 && all) {
+      flush();
+    } else if (k > 0) {
+      m_cur.value.append(' ', -1);
+    }
+    m_cur.value.append(item.value);
+    m_started = true;
+  }
+  if (part.quoted) {
+    m_started = true;
+  }
+}
+
+std::vector<Word> Expander::run(const RawWord& word)
+{
+  m_cur.offset = word.begin;
+  for (const auto& part : word.parts) {
+    if (part.kind == PartKind::literal) {
+      m_cur.value.append(part.text);
+      m_started = true;
+    } else if (part.kind == PartKind::param) {
+      param(part);
+    } else if (part.kind == PartKind::arith) {
+      if (auto v = arithmetic(part.text.text, m_context.vars)) {
+        for (char c : std::to_string(*v)) {
+          m_cur.value.append(c, part.offset);
+        }
+        m_started = true;
+      } else {
+        unknown(part);
+      }
+    } else {
+      unknown(part);
+    }
+  }
+  flush();
+  return std::move(m_out);
+}
+
+} // namespace
+
+std::vector<Word> expand(const RawWord& word, const ExpandContext& context, Split split)
+{
+  Expander expander(context, split);
+  return expander.run(word);
+}
+
+Word expand_one(const RawWord& word, const ExpandContext& context)
+{
+  std::vector<Word> words = expand(word, context, Split::no);
+  Word out = join_words(words);
+  out.offset = word.begin;
+  return out;
+}
+
+Word join_words(const std::vector<Word>& items)
+{
+  Word out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) {
+      out.value.append(' ', -1);
+    }
+    out.value.append(items[i].value);
+    out.known = out.known && items[i].known;
+    out.opaque = out.opaque || items[i].opaque;
+    out.expanded.insert(out.expanded.end(), items[i].expanded.begin(), items[i].expanded.end());
+  }
+  out.offset = items.empty() ? -1 : items.front().offset;
+  return out;
+}
+
+} // namespace lg::audit::detail

@@ -1,0 +1,37 @@
+// Internal to src/audit: recognising launch lines. A launch line is a command
+// whose chain of wrappers (srun, mpirun, torchrun, python -m
+// torch.distributed.run, uv run, deepspeed, env, numactl, bash -c, …) ends in
+// a program; each wrapper's options are read with that tool's grammar.
+#pragma once
+
+#include "audit/script_model.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lg::audit::detail {
+
+// What `bash -c TEXT` runs, as the evaluator saw it: the words of the first
+// launching command inside TEXT and the variables exported before it there.
+struct SubScript
+{
+  bool found = false;
+  std::vector<Word> words;
+  std::vector<Assignment> env;
+};
+using SubScriptFn = std::function<SubScript(const Word& text)>;
+
+// Return the launch that `words` (one expanded command) performs, or nullopt
+// when the command starts nothing (echo, mkdir, a plain program that is not
+// Python and not under a launcher).
+std::optional<Launch> parse_launch(const std::vector<Word>& words, const SubScriptFn& sub_script);
+
+// The last path component of `path`.
+std::string basename_of(const std::string& path);
+
+// A Word holding `word`'s characters from `from` on (offsets kept).
+Word word_tail(const Word& word, std::size_t from);
+
+} // namespace lg::audit::detail

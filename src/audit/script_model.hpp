@@ -1,0 +1,167 @@
+// The static model of a shell script that audit reasons about: #SBATCH
+// directives, assignments/exports/unsets in order, the commands that launch
+// training with their expanded argv, and where every piece came from (byte
+// offsets into the script; ScriptModel::position turns one into line:column).
+// Produced by read_script (script_reader.hpp); pure data.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lg::audit {
+
+struct Position
+{
+  int line = 0;    // 1-based; 0 = unknown
+  int column = 0;  // 1-based; 0 = unknown
+};
+
+// Text whose characters each remember the script offset they came from (-1
+// when made up, e.g. by arithmetic).
+struct Text
+{
+  std::string text;
+  std::vector<int> offsets;
+
+  void append(char c, int offset)
+  {
+    text.push_back(c);
+    offsets.push_back(offset);
+  }
+  void append(const Text& other)
+  {
+    text += other.text;
+    offsets.insert(offsets.end(), other.offsets.begin(), other.offsets.end());
+  }
+  int first_offset() const
+  {
+    for (int o : offsets) {
+      if (o >= 0) {
+        return o;
+      }
+    }
+    return -1;
+  }
+};
+
+// One word after quote removal and expansion.
+struct Word
+{
+  Text value;               // the expanded text (unknown parts keep their source text)
+  int offset = -1;          // where the word starts in the script
+  bool known = true;        // false when an expansion could not be resolved
+  bool opaque = false;      // an unquoted unknown expansion: any number of words
+  std::vector<std::string> expanded;  // variables expanded into it, in order
+
+  const std::string& text() const { return value.text; }
+};
+
+// One #SBATCH option.
+struct Directive
+{
+  std::string name;   // canonical long name: "nodes", "gpus-per-node", "signal", …
+  std::string spelled;  // as written: "-N", "--nodes"
+  std::string value;
+  bool has_value = false;
+  int offset = -1;        // of the option word
+  int value_offset = -1;  // of the value
+  bool ignored = false;   // after the first command: sbatch does not read it
+};
+
+enum class AssignKind { assign, export_only, unset };
+
+// One variable assignment, export or unset, in script order.
+struct Assignment
+{
+  std::string name;
+  AssignKind kind = AssignKind::assign;
+  std::vector<Word> value;  // one item, or the array elements
+  bool is_array = false;
+  bool known = true;        // value fully known
+  bool exported = false;    // exported after this statement
+  bool literal = false;     // the value was written literally (no expansion)
+  bool prefix = false;      // `NAME=v command`: only for that command
+  int offset = -1;          // of the name
+  int value_offset = -1;    // of the first value character (-1: none)
+  int value_end = -1;       // one past the value's last source character
+  int command = -1;         // index into ScriptModel::commands
+};
+
+// A use of $NAME.
+struct VarUse
+{
+  std::string name;
+  int offset = -1;
+  int command = -1;
+  bool batch_shell = true;  // expanded by the batch shell (not inside a task's bash -c '…')
+};
+
+// An option of one launcher stage: "--nproc_per_node=8" -> {nproc_per_node, 8}.
+struct LaunchOption
+{
+  std::string name;  // without dashes, '_' kept as written
+  std::optional<Word> value;
+  int offset = -1;
+};
+
+struct LaunchStage
+{
+  std::string tool;  // srun | mpirun | torchrun | deepspeed | python | uv | bash | …
+  std::vector<LaunchOption> options;
+  int offset = -1;
+
+  const LaunchOption* find(const std::string& name) const;  // '-'/'_' insensitive
+};
+
+// A command that starts processes: srun, torchrun, python -m
+// torch.distributed.run, uv run, mpirun, deepspeed, or a Python program.
+struct Launch
+{
+  int command = -1;
+  std::vector<LaunchStage> stages;  // outermost first
+  std::optional<Word> program;      // the Python script or module (training), or the program
+  bool python = false;              // program is run by Python
+  std::vector<Word> args;           // words after the program
+  // Variables this launch adds on top of the exported ones (prefix
+  // assignments, env NAME=v, srun --export=ALL,NAME=v, exports inside bash -c).
+  std::vector<Assignment> env;
+  bool export_none = false;  // srun --export=NONE (or a list without ALL)
+
+  bool has(const std::string& tool) const;
+  const LaunchStage* stage(const std::string& tool) const;
+};
+
+struct Command
+{
+  int begin = -1;  // offset of the first character
+  int end = -1;    // one past the last character
+  std::vector<Word> words;  // expanded, prefix assignments removed
+  int depth = 0;   // nesting of if/for/while/function blocks
+};
+
+struct ScriptModel
+{
+  std::string text;
+  std::vector<int> line_starts;  // offset of each line's first character
+  std::vector<Directive> directives;
+  int first_command_offset = -1;  // where sbatch stops reading directives
+  std::vector<Command> commands;
+  std::vector<Assignment> assignments;
+  std::vector<VarUse> uses;
+  std::vector<Launch> launches;
+  std::vector<std::pair<int, bool>> xtrace;  // (offset, on) for set -x / set +x
+  std::vector<int> sources;                  // offsets of `source`/`.` commands
+  std::vector<std::pair<int, int>> heredocs; // [begin, end) offsets of heredoc bodies
+  bool xtrace_from_shebang = false;          // #!/bin/bash -x
+
+  Position position(int offset) const;
+  int line_of(int offset) const { return position(offset).line; }
+  // Offset of the first character of `line` (1-based), or text.size().
+  int line_begin(int line) const;
+  // The last directive called `name` that sbatch reads, or nullptr.
+  const Directive* directive(const std::string& name) const;
+};
+
+} // namespace lg::audit

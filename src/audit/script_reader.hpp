@@ -1,0 +1,34 @@
+// Reading a shell script into a ScriptModel (script_model.hpp): #SBATCH
+// directives as sbatch reads them, assignments/exports/unsets with a small
+// static variable environment (strings, arrays, $VAR/${VAR} expansion,
+// ${VAR:-default}, $(( … ))), heredocs skipped as data, and the launch lines
+// with their expanded argv and container flags. Pure: text in, model out.
+// Linear in the size of the text; never throws on any input.
+#pragma once
+
+#include "audit/script_model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace lg::audit {
+
+struct ReadOptions
+{
+  // A mustache template (templates/*.sbatch.mustache): lines that hold only a
+  // {{#section}}/{{/section}} tag are dropped, and {{…}} values are unknown.
+  bool template_mode = false;
+};
+
+ScriptModel read_script(std::string text, const ReadOptions& options = {});
+
+namespace detail {
+
+// The #SBATCH options of `text`; those after `first_command_offset` are
+// marked ignored.
+std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
+                                       int first_command_offset);
+
+} // namespace detail
+
+} // namespace lg::audit

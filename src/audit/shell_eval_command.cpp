@@ -1,0 +1,128 @@
+// The evaluator's per-command dispatch and the `bash -c` sub-scripts.
+#include "audit/shell_eval.hpp"
+
+namespace lg::audit::detail {
+
+namespace {
+
+std::string plain_word(const RawWord& word)
+{
+  if (word.parts.size() == 1 && word.parts[0].kind == PartKind::literal && !word.parts[0].quoted) {
+    return word.parts[0].text.text;
+  }
+  return {};
+}
+
+bool skip_keyword(const std::string& word)
+{
+  return word == "if" || word == "then" || word == "else" || word == "elif" || word == "do"
+         || word == "while" || word == "until" || word == "!" || word == "time" || word == "{"
+         || word == "}" || word == "fi" || word == "done" || word == "esac";
+}
+
+bool is_declare(const std::string& word)
+{
+  return word == "export" || word == "declare" || word == "typeset" || word == "local"
+         || word == "readonly";
+}
+
+} // namespace
+
+void Evaluator::command(const RawCommand& raw)
+{
+  std::size_t idx = 0;
+  while (idx < raw.words.size()) {
+    const std::string kw = plain_word(raw.words[idx]);
+    if (kw == "for" || kw == "case" || kw == "select" || kw == "function") {
+      return;
+    }
+    if (!skip_keyword(kw)) {
+      break;
+    }
+    ++idx;
+  }
+  if (idx >= raw.words.size()) {
+    return;
+  }
+  const int ci = add_command(raw);
+  std::vector<Assignment> prefix;
+  bool append = false;
+  while (idx < raw.words.size() && assignment_prefix(raw.words[idx], append) > 0) {
+    prefix.push_back(make_assignment(raw.words[idx], ci));
+    ++idx;
+  }
+  if (idx >= raw.words.size()) {
+    for (auto& a : prefix) {
+      apply(std::move(a), false);
+    }
+    return;
+  }
+  const std::string name = plain_word(raw.words[idx]);
+  if (is_declare(name)) {
+    declare(raw, idx + 1, name, ci);
+    return;
+  }
+  if (name == "source" || name == ".") {
+    m_model.sources.push_back(raw.begin);
+    return;
+  }
+  std::vector<Word> words = expand_all(raw, idx, ci);
+  if (words.empty()) {
+    return;
+  }
+  if (words[0].text() == "unset") {
+    unset(words, ci);
+  } else if (words[0].text() == "set") {
+    set_options(words, raw.begin);
+  }
+  m_model.commands[static_cast<std::size_t>(ci)].words = words;
+  const SubScriptFn hook = [this](const Word& text) { return run_sub(text); };
+  if (auto launch = parse_launch(words, hook)) {
+    launch->command = ci;
+    for (auto& a : prefix) {
+      a.prefix = true;
+      a.exported = true;
+      launch->env.insert(launch->env.begin(), a);
+    }
+    m_model.launches.push_back(std::move(*launch));
+  }
+}
+
+SubScript Evaluator::run_sub(const Word& text)
+{
+  SubScript out;
+  if (m_depth >= 3) {
+    return out;
+  }
+  Variables exported;
+  for (const auto& [name, var] : m_vars) {
+    if (var.exported) {
+      exported.emplace(name, var);
+    }
+  }
+  ScriptModel scratch;
+  Evaluator child(scratch, std::move(exported), false, m_template, m_depth + 1);
+  child.run(lex(text.value, 1));
+  m_model.uses.insert(m_model.uses.end(), scratch.uses.begin(), scratch.uses.end());
+  if (scratch.launches.empty()) {
+    return out;
+  }
+  const Launch& inner = scratch.launches.front();
+  out.found = true;
+  out.words = scratch.commands[static_cast<std::size_t>(inner.command)].words;
+  for (const auto& a : scratch.assignments) {
+    if (a.command < inner.command && a.exported && a.kind != AssignKind::unset) {
+      Assignment copy = a;
+      copy.prefix = true;
+      out.env.push_back(std::move(copy));
+    }
+  }
+  for (const auto& a : inner.env) {
+    if (a.prefix) {
+      out.env.push_back(a);
+    }
+  }
+  return out;
+}
+
+} // namespace lg::audit::detail

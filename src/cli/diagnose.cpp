@@ -1,0 +1,192 @@
+// `launchguard diagnose LOG… [--job JOB.toml] [--state SLURM_STATE]
+// [--catalogue FILE]`: classify a failed job's logs offline, with the fix.
+// The catalogue is the shipped signatures/default.toml (from the data dirs,
+// else the copy built into the binary), then the user's
+// $XDG_CONFIG_HOME/launchguard/signatures/*.toml in name order, then each
+// --catalogue FILE; a later signature with the same id replaces an earlier one.
+// Exit status: 0 when no failure is found, 1 when one is.
+#include "cli/commands.hpp"
+#include "cli/data_paths.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/job_input.hpp"
+#include "cli/output.hpp"
+#include "diagnose/diagnose.hpp"
+#include "estimate/fixes.hpp"
+#include "util/bytes.hpp"
+#include "util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace lg::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace po = boost::program_options;
+
+std::string read_text(const std::string& path, std::string_view what)
+{
+  if (path == "-") {
+    return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    InputError error("cannot read {} '{}'", what, path);
+    error.hint = "check the path (a Slurm output file, e.g. logs/job-1234.out)";
+    throw error;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void add_file(diagnose::Catalogue& catalogue, const fs::path& path)
+{
+  diagnose::merge_catalogue(catalogue, diagnose::parse_catalogue(read_text(path.string(), "catalogue"), path.string()));
+}
+
+diagnose::Catalogue load_catalogue(const std::vector<std::string>& extra)
+{
+  const fs::path shipped = find_data_file("signatures", "default.toml");
+  diagnose::Catalogue catalogue =
+    shipped.empty() ? diagnose::default_catalogue()
+                    : diagnose::parse_catalogue(read_text(shipped.string(), "catalogue"), shipped.string());
+  const fs::path user_dir = user_config_dir() / "signatures";
+  std::error_code ignored;
+  if (fs::is_directory(user_dir, ignored)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(user_dir)) {
+      if (entry.path().extension() == ".toml") {
+        files.push_back(entry.path());
+      }
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+      add_file(catalogue, file);
+    }
+  }
+  for (const auto& file : extra) {
+    add_file(catalogue, file);
+  }
+  return catalogue;
+}
+
+diagnose::Context make_context(const ParsedArgs& parsed)
+{
+  diagnose::Context context;
+  if (parsed.vars.count("state") != 0) {
+    context.slurm_state = parsed.vars["state"].as<std::string>();
+    std::transform(context.slurm_state.begin(), context.slurm_state.end(), context.slurm_state.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  }
+  if (parsed.vars.count("job") != 0) {
+    ParsedArgs job_args = parsed;
+    job_args.positional = {parsed.vars["job"].as<std::string>()};
+    job_args.passthrough.clear();
+    context.expandable_segments_set = estimate::expandable_segments_enabled(load_job(job_args));
+  }
+  return context;
+}
+
+nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
+{
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const auto& e : diagnosis.evidence) {
+    evidence.push_back({{"file", e.file}, {"line", e.line}, {"text", e.text}});
+  }
+  nlohmann::json document = {{"category", diagnosis.category},
+                             {"confidence", diagnosis.confidence},
+                             {"evidence", std::move(evidence)},
+                             {"fix", diagnosis.fix},
+                             {"retryable", diagnosis.retryable}};
+  if (!diagnosis.suggested_change.empty()) {
+    document["suggested_change"] = diagnosis.suggested_change;
+  }
+  return document;
+}
+
+void print_oom(const diagnose::OomNumbers& oom)
+{
+  fmt::print("  oom numbers: requested {}, total {}, free {}, allocated {}, reserved-unallocated {}, "
+             "outside the allocator {}\n",
+             format_bytes(oom.request_bytes), format_bytes(oom.total_bytes), format_bytes(oom.free_bytes),
+             format_bytes(oom.allocated_bytes), format_bytes(oom.reserved_unallocated_bytes),
+             format_bytes(oom.outside_bytes()));
+}
+
+void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
+{
+  const bool failed = d.category != "none";
+  fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
+             colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
+  if (!d.reason.empty()) {
+    fmt::print("  why: {}\n", d.reason);
+  }
+  if (d.oom && global.verbose > 0) {
+    print_oom(*d.oom);
+  }
+  if (!d.evidence.empty()) {
+    fmt::print("{}\n", colorize(global.color, "bold", "evidence:"));
+    for (const auto& e : d.evidence) {
+      fmt::print("  {}: {}\n", colorize(global.color, "cyan", fmt::format("{}:{}", e.file, e.line)), e.text);
+    }
+  }
+  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), d.fix);
+  if (!d.suggested_change.empty()) {
+    fmt::print("{} {}\n", colorize(global.color, "bold", "suggested change:"), d.suggested_change);
+  }
+  if (failed) {
+    fmt::print("{} {}\n", colorize(global.color, "bold", "retry:"), d.retryable ? "yes" : "no");
+  }
+  if (!d.consequences.empty()) {
+    fmt::print("{} {}\n", colorize(global.color, "dim", "also seen (consequences):"),
+               fmt::join(d.consequences, ", "));
+  }
+}
+
+} // namespace
+
+int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("diagnose options");
+  add_job_options(options);
+  options.add_options()
+    ("job", po::value<std::string>(), "the job file (tells whether expandable_segments was on)")
+    ("state", po::value<std::string>(), "Slurm's final job state: FAILED, OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, …")
+    ("catalogue", po::value<std::vector<std::string>>()->composing(),
+     "extra signature catalogue (TOML), added last; repeatable");
+  const ParsedArgs parsed = parse_args("diagnose", options, args, -1);
+  if (parsed.positional.empty()) {
+    UsageError error("diagnose: give at least one LOG file ('-' reads standard input)");
+    error.hint = "e.g. launchguard diagnose logs/job-1234.out --state FAILED";
+    throw error;
+  }
+  const auto extra = parsed.vars.count("catalogue") != 0 ? parsed.vars["catalogue"].as<std::vector<std::string>>()
+                                                         : std::vector<std::string>{};
+  const diagnose::Matcher matcher(load_catalogue(extra));
+  const diagnose::Context context = make_context(parsed);
+  std::vector<std::string> texts;
+  texts.reserve(parsed.positional.size());
+  std::vector<diagnose::LogFile> logs;
+  for (const auto& path : parsed.positional) {
+    texts.push_back(read_text(path, "log"));
+    logs.push_back({path == "-" ? "<stdin>" : path, texts.back()});
+  }
+  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, context);
+  if (global.json) {
+    print_json(to_json(diagnosis));
+  } else {
+    print_text(global, diagnosis);
+  }
+  return diagnosis.category == "none" ? k_exit_ok : k_exit_job_errors;
+}
+
+} // namespace lg::cli

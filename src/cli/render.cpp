@@ -1,0 +1,158 @@
+// `launchguard render JOB.toml [-o FILE] [--force]`: the sbatch script. It
+// runs the same rules as `check` (plus the environment findings) and refuses
+// a job with error-level findings unless --force, listing them. The script
+// goes to stdout or FILE; findings always go to stderr (or into --json).
+#include "cli/commands.hpp"
+#include "cli/data_paths.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/job_input.hpp"
+#include "cli/output.hpp"
+#include "cli/preflight.hpp"
+#include "env/compose.hpp"
+#include "render/render.hpp"
+#include "util/error.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace lg::cli {
+
+namespace {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+// `[launch] template`: a path when it has a '/' or ends in ".mustache"
+// (relative to the job file's directory), else a shipped or user template name.
+fs::path resolve_template(const config::JobSpec& spec)
+{
+  const std::string& name = spec.launch.template_name;
+  const bool is_path = name.find('/') != std::string::npos
+                       || (name.size() > 9 && name.ends_with(".mustache"));
+  if (!is_path) {
+    const std::string file = name + ".sbatch.mustache";
+    fs::path found = find_data_file("templates", file);
+    if (found.empty()) {
+      std::vector<std::string> searched;
+      for (const auto& root : data_dirs()) {
+        searched.push_back((root / "templates").string());
+      }
+      InputError error("[launch] template \"{}\": no {} found", name, file);
+      error.hint = "searched " + join(searched, ", ")
+                   + "; shipped templates are srun-native and torchrun, or give a path";
+      throw error;
+    }
+    return found;
+  }
+  fs::path path(name);
+  if (path.is_relative() && !spec.source_file.empty()) {
+    path = fs::path(spec.source_file).parent_path() / path;
+  }
+  return path;
+}
+
+std::string read_template(const fs::path& path)
+{
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    InputError error("cannot read template {}", path.string());
+    error.hint = "[launch] template is a shipped name (srun-native, torchrun) or a path";
+    throw error;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The preflight findings (the same as `check`) plus the environment's, without
+// duplicates (the preflight may already include the env findings).
+std::vector<Diagnostic> findings_of(const config::JobSpec& spec, const env::Environment& environment)
+{
+  std::vector<Diagnostic> all = preflight(spec).findings;
+  for (const auto& finding : environment.findings) {
+    const bool seen = std::any_of(all.begin(), all.end(), [&](const Diagnostic& d) {
+      return d.rule == finding.rule && d.message == finding.message;
+    });
+    if (!seen) {
+      all.push_back(finding);
+    }
+  }
+  return all;
+}
+
+void write_output(const std::string& path, const std::string& script)
+{
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << script;
+  if (!out.flush()) {
+    throw SystemError("cannot write {}", path);
+  }
+}
+
+// Print the findings (stderr, errors and warnings only: advice is `check`'s
+// business) or the JSON document (every finding).
+int report(const GlobalOptions& global, const std::vector<Diagnostic>& findings,
+           const std::string* script, bool refused)
+{
+  if (global.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& finding : findings) {
+      list.push_back(to_json(finding));
+    }
+    nlohmann::json doc = {{"ok", !refused}, {"findings", list}};
+    if (script != nullptr) {
+      doc["script"] = *script;
+    }
+    print_json(doc);
+  } else {
+    for (const auto& finding : findings) {
+      const bool shown = finding.severity == Severity::error
+                         || (!refused && finding.severity == Severity::warning);
+      if (shown) {
+        std::cerr << format(finding) << "\n";
+      }
+    }
+  }
+  return refused ? k_exit_job_errors : k_exit_ok;
+}
+
+} // namespace
+
+int run_render(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("render options");
+  options.add_options()
+    ("output,o", po::value<std::string>(), "write the script to FILE instead of stdout")
+    ("force", "render even when the job has error-level findings");
+  add_job_options(options);
+  const ParsedArgs parsed = parse_args("render", options, args);
+  const config::JobSpec spec = load_job(parsed);
+  const env::Environment environment = env::compose(spec, {});
+  const std::vector<Diagnostic> findings = findings_of(spec, environment);
+  const auto errors = std::count_if(findings.begin(), findings.end(),
+                                    [](const Diagnostic& d) { return d.severity == Severity::error; });
+  if (errors > 0 && parsed.vars.count("force") == 0U) {
+    if (!global.json) {
+      std::cerr << "launchguard: render: refusing to render: the job has " << errors
+                << " error-level finding(s); fix them or pass --force\n";
+    }
+    return report(global, findings, nullptr, true);
+  }
+  const std::string script =
+    render::render_sbatch(spec, environment, read_template(resolve_template(spec)));
+  if (parsed.vars.count("output") != 0U) {
+    write_output(parsed.vars["output"].as<std::string>(), script);
+  } else if (!global.json) {
+    std::cout << script;
+  }
+  if (errors > 0 && !global.json) {
+    std::cerr << "launchguard: render: rendered despite " << errors
+              << " error-level finding(s) (--force)\n";
+  }
+  return report(global, findings, &script, false);
+}
+
+} // namespace lg::cli

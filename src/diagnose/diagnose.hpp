@@ -1,0 +1,67 @@
+// diagnose: log text in, failure category + evidence + fix out. Pure: the
+// caller reads the files and the catalogue; nothing here touches the disk.
+//
+// Root-cause ordering (failure_signatures.md "Root-cause ordering"): every
+// signature has a causal rank; the lowest rank seen wins, and among hits of
+// that rank the first in time (line order within a file, timestamps across
+// files when every candidate has one, else file order). So an NCCL watchdog
+// timeout (rank 55) never beats an OOM on another rank (30), and Slurm's
+// "CANCELLED AT ..." without "DUE TO" (90) is never a cause when anything
+// else is there.
+#pragma once
+
+#include "diagnose/catalogue.hpp"
+#include "diagnose/matcher.hpp"
+#include "diagnose/oom_message.hpp"
+#include "diagnose/scan.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lg::diagnose {
+
+// What is known besides the logs; every field is optional.
+struct Context
+{
+  // Slurm's final job state: "OUT_OF_MEMORY", "TIMEOUT", "NODE_FAIL",
+  // "PREEMPTED", "FAILED", "CANCELLED", "COMPLETED", … (empty: unknown).
+  std::string slurm_state;
+  // Whether the job ran with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+  // (from the job file); the logs can also say so.
+  std::optional<bool> expandable_segments_set;
+};
+
+struct Evidence
+{
+  std::string file;
+  std::size_t line = 0;  // 1-based; 0 for evidence that is not a log line
+  std::string text;
+};
+
+struct Diagnosis
+{
+  std::string category = "none";  // SPEC.md category, "unknown" or "none"
+  double confidence = 0.0;        // 0..1
+  std::vector<Evidence> evidence;  // the deciding line first
+  std::string fix;                 // a concrete job change
+  bool retryable = false;          // a retry (with suggested_change) can help
+  std::string suggested_change;    // a fix id ("expandable_segments") or empty
+  std::optional<OomNumbers> oom;   // numbers of the deciding OOM message
+  std::string reason;              // why this category, in one or two sentences
+  std::string signature;           // id of the deciding signature
+  std::vector<std::string> consequences;  // other categories seen, read as consequences
+};
+
+// Return true if `state` is a Slurm state of a job that did not succeed.
+bool is_failed_state(std::string_view state);
+
+// Diagnose `logs` with the compiled `matcher`.
+Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher,
+                   const Context& context = {}, const ScanOptions& options = {});
+
+// Same, compiling `catalogue` first (a few milliseconds).
+Diagnosis diagnose(const std::vector<LogFile>& logs, const Catalogue& catalogue,
+                   const Context& context = {});
+
+} // namespace lg::diagnose

@@ -1,0 +1,38 @@
+// Adjusting a diagnosis with what the deciding lines and the facts say: the
+// numbers of an OOM message (fragmentation / capacity / other process) and
+// facts such as "expandable_segments is already on". Internal to diagnose.
+#pragma once
+
+#include "diagnose/diagnose.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace lg::diagnose {
+
+struct Facts
+{
+  bool expandable_segments_set = false;
+  bool expandable_segments_unsupported = false;
+  bool training_finished = false;
+  bool job_failed = false;  // an exit status or Slurm teardown line was seen
+};
+
+// Set the fix, suggested change and retryable of `diagnosis` from its
+// category's defaults, or from `sig`'s overrides when `sig` decided that
+// same category.
+void apply_defaults(Diagnosis& diagnosis, const Signature* sig, const Catalogue& catalogue);
+
+// Return the OOM message that starts on the line at `offset` of `text`: that
+// line and up to a few continuation lines (wrapped messages, "[rankN]: "
+// prefixes removed), whitespace collapsed.
+std::string gather_oom_message(std::string_view text, std::size_t offset);
+
+// Re-decide an OOM `diagnosis` from `message`'s numbers and `facts`.
+void refine_oom(Diagnosis& diagnosis, std::string_view message, const Facts& facts,
+                const Catalogue& catalogue);
+
+// Adjust the fix for facts that change it (shutdown hang before a time limit).
+void apply_facts(Diagnosis& diagnosis, const Facts& facts);
+
+} // namespace lg::diagnose

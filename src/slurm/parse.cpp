@@ -1,0 +1,272 @@
+// Parsers for sbatch/sacct/squeue output, tested against output captured from
+// a real Slurm 22.05 cluster (tests/unit/slurm/test_parse.cpp).
+//
+// All of them are total: a line that does not fit is skipped, a value that
+// does not parse becomes "unknown"/nullopt. A broken sacct must make watch
+// say "state unknown", not crash launchguard.
+#include "slurm/parse.hpp"
+
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <map>
+
+namespace lg::slurm {
+
+namespace {
+
+bool is_digits(std::string_view text)
+{
+  return !text.empty()
+         && std::all_of(text.begin(), text.end(), [](char c) {
+              return std::isdigit(static_cast<unsigned char>(c)) != 0;
+            });
+}
+
+std::optional<long> to_number(std::string_view text)
+{
+  long value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+// "12345", "12345_7", "12345_[1-3]", "12345+0": a job (not a step) id.
+bool is_job_id(std::string_view text)
+{
+  const size_t digits_end = text.find_first_of("_+");
+  if (!is_digits(text.substr(0, digits_end))) {
+    return false;
+  }
+  return digits_end == std::string_view::npos || digits_end + 1 < text.size();
+}
+
+// Split a '|'-separated line into exactly `count` fields; the last field
+// keeps any further '|'. Nothing if there are fewer fields.
+std::optional<std::vector<std::string>> fields(std::string_view line,
+                                               size_t count)
+{
+  std::vector<std::string> parts = split(line, '|');
+  if (parts.size() < count) {
+    return std::nullopt;
+  }
+  std::vector<std::string> tail(parts.begin() + static_cast<long>(count) - 1,
+                                parts.end());
+  parts.resize(count - 1);
+  parts.push_back(join(tail, "|"));
+  return parts;
+}
+
+std::string clean_comment(std::string_view text)
+{
+  return text == "(null)" ? std::string() : std::string(text);
+}
+
+std::vector<std::string_view> lines_of(std::string_view text)
+{
+  std::vector<std::string_view> lines;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    if (!line.empty() && line.back() == '\r') {
+      line.remove_suffix(1);
+    }
+    if (!trim(line).empty()) {
+      lines.push_back(line);
+    }
+    if (end == std::string_view::npos) {
+      break;
+    }
+    text.remove_prefix(end + 1);
+  }
+  return lines;
+}
+
+} // namespace
+
+std::optional<JobId> parse_sbatch_parsable(std::string_view out)
+{
+  // sbatch may print other lines before the id; the id is the last line.
+  const auto lines = lines_of(out);
+  if (lines.empty()) {
+    return std::nullopt;
+  }
+  const std::string_view line = trim(lines.back());
+  const std::string_view id = line.substr(0, line.find(';'));
+  if (!is_job_id(id)) {
+    return std::nullopt;
+  }
+  return JobId(id);
+}
+
+std::optional<ExitStatus> parse_exit_status(std::string_view text)
+{
+  text = trim(text);
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const auto code = to_number(text.substr(0, colon));
+  const auto signal = to_number(text.substr(colon + 1));
+  if (!code || !signal || *code < 0 || *signal < 0 || *code > 255
+      || *signal > 255) {
+    return std::nullopt;
+  }
+  return ExitStatus{static_cast<int>(*code), static_cast<int>(*signal)};
+}
+
+std::optional<std::chrono::seconds> parse_duration(std::string_view text)
+{
+  text = trim(text);
+  long days = 0;
+  if (const size_t dash = text.find('-'); dash != std::string_view::npos) {
+    const auto parsed = to_number(text.substr(0, dash));
+    if (!parsed || *parsed < 0) {
+      return std::nullopt;
+    }
+    days = *parsed;
+    text.remove_prefix(dash + 1);
+  }
+  text = text.substr(0, text.find('.')); // "00:01:02.345" in some columns
+  const std::vector<std::string> parts = split(text, ':');
+  if (parts.size() < 2 || parts.size() > 3) {
+    return std::nullopt;
+  }
+  long total = 0;
+  for (const auto& part : parts) {
+    const auto value = to_number(part);
+    if (!value || *value < 0 || *value > 99) {
+      return std::nullopt;
+    }
+    total = total * 60 + *value;
+  }
+  return std::chrono::seconds(days * 86400 + total);
+}
+
+std::vector<JobStatus> parse_sacct(std::string_view out)
+{
+  std::vector<JobStatus> jobs;
+  std::map<std::string, size_t> index; // job id → position in `jobs`
+  for (const auto line : lines_of(out)) {
+    const auto row = fields(line, 8);
+    if (!row) {
+      continue;
+    }
+    const std::string& id = (*row)[0];
+    const size_t dot = id.find('.');
+    if (dot == std::string::npos) {
+      if (!is_job_id(id)) {
+        continue;
+      }
+      JobStatus job;
+      job.id = id;
+      job.name = (*row)[1];
+      job.raw_state = (*row)[2];
+      job.state = parse_job_state(job.raw_state);
+      job.exit = parse_exit_status((*row)[3]);
+      job.elapsed = parse_duration((*row)[4]);
+      job.nodes = (*row)[5] == "None assigned" ? "" : (*row)[5];
+      job.reason = (*row)[6];
+      job.comment = clean_comment((*row)[7]);
+      job.source = StatusSource::sacct;
+      index[id] = jobs.size();
+      jobs.push_back(std::move(job));
+      continue;
+    }
+    const auto parent = index.find(id.substr(0, dot));
+    if (parent == index.end() || dot + 1 == id.size()) {
+      continue; // a step without its job line: -X output or garbage
+    }
+    StepStatus step;
+    step.step = id.substr(dot + 1);
+    step.name = (*row)[1];
+    step.raw_state = (*row)[2];
+    step.state = parse_job_state(step.raw_state);
+    step.exit = parse_exit_status((*row)[3]);
+    jobs[parent->second].steps.push_back(std::move(step));
+  }
+  return jobs;
+}
+
+std::vector<JobStatus> parse_squeue(std::string_view out)
+{
+  std::vector<JobStatus> jobs;
+  for (const auto line : lines_of(out)) {
+    const auto row = fields(line, 7);
+    if (!row || !is_job_id((*row)[0])) {
+      continue;
+    }
+    JobStatus job;
+    job.id = (*row)[0];
+    job.name = (*row)[1];
+    job.raw_state = (*row)[2];
+    job.state = parse_job_state(job.raw_state);
+    job.elapsed = parse_duration((*row)[3]);
+    job.nodes = (*row)[4];
+    job.reason = (*row)[5];
+    job.comment = clean_comment((*row)[6]);
+    job.source = StatusSource::squeue;
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+bool is_transient_error(std::string_view err)
+{
+  // Verbatim pieces of Slurm 22.05 messages (slurm_strerror and the
+  // persistent-connection errors of sacct/sacctmgr).
+  constexpr std::array k_transient = {
+    std::string_view("Socket timed out on send/recv operation"),
+    std::string_view("Unable to contact slurm controller"),
+    std::string_view("Connection refused"),
+    std::string_view("Connection timed out"),
+    std::string_view("Zero Bytes were transmitted or received"),
+    std::string_view("Slurm temporarily unable to accept job"),
+    std::string_view("Resource temporarily unavailable"),
+    std::string_view("Problem talking to the database"),
+    std::string_view("slurm_persist_conn_open"),
+    std::string_view("Slurm backup controller in standby mode"),
+    std::string_view("Communication connection failure"),
+  };
+  return std::any_of(k_transient.begin(), k_transient.end(), [&](auto piece) {
+    return err.find(piece) != std::string_view::npos;
+  });
+}
+
+bool is_accounting_unavailable(std::string_view err)
+{
+  return err.find("accounting storage is disabled") != std::string_view::npos
+         || err.find("Problem talking to the database")
+              != std::string_view::npos
+         || err.find("slurm_persist_conn_open") != std::string_view::npos;
+}
+
+std::string slurm_error_reason(std::string_view err)
+{
+  const auto lines = lines_of(err);
+  std::string_view reason;
+  for (const auto line : lines) {
+    if (line.find("error:") != std::string_view::npos) {
+      reason = line;
+    }
+  }
+  if (reason.empty()) {
+    return lines.empty() ? std::string() : std::string(trim(lines.back()));
+  }
+  for (const std::string_view prefix :
+       {std::string_view("error:"),
+        std::string_view("Batch job submission failed:")}) {
+    if (const size_t at = reason.find(prefix); at != std::string_view::npos) {
+      reason.remove_prefix(at + prefix.size());
+    }
+  }
+  return std::string(trim(reason));
+}
+
+} // namespace lg::slurm

@@ -1,0 +1,55 @@
+// Pure parsers for the output of Slurm's command-line tools, and the format
+// strings that produce it. Garbage in gives "nothing" or JobState::unknown,
+// never an exception: Slurm output is not an input the user can fix.
+#pragma once
+
+#include "slurm/job_status.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lg::slurm {
+
+// sacct --format for parse_sacct. Comment is last so that a '|' inside it
+// cannot shift the other columns.
+inline constexpr std::string_view k_sacct_format =
+  "JobID,JobName,State,ExitCode,Elapsed,NodeList,Reason,Comment";
+
+// squeue --format for parse_squeue (%k = comment, last for the same reason).
+inline constexpr std::string_view k_squeue_format = "%i|%j|%T|%M|%N|%r|%k";
+
+// Return the job id from `sbatch --parsable` output: "12345" or
+// "12345;cluster". Nothing if the output holds no job id.
+std::optional<JobId> parse_sbatch_parsable(std::string_view out);
+
+// Parse `sacct --parsable2 --noheader --format=<k_sacct_format>` output.
+// Step lines ("123.batch", "123.0") are attached to their job; lines that do
+// not fit the format are skipped.
+std::vector<JobStatus> parse_sacct(std::string_view out);
+
+// Parse `squeue --noheader --format=<k_squeue_format>` output.
+std::vector<JobStatus> parse_squeue(std::string_view out);
+
+// Parse an ExitCode column "code:signal" ("0:9", "1:0").
+std::optional<ExitStatus> parse_exit_status(std::string_view text);
+
+// Parse a duration as Slurm prints it: "[D-]HH:MM:SS", "MM:SS" (squeue
+// "0:03"), with optional fractional seconds.
+std::optional<std::chrono::seconds> parse_duration(std::string_view text);
+
+// Return true if `err` (a Slurm tool's stderr) says Slurm was unreachable or
+// busy, as opposed to refusing the request.
+bool is_transient_error(std::string_view err);
+
+// Return true if `err` says accounting (slurmdbd) cannot answer at all, so
+// squeue is the only source of job states.
+bool is_accounting_unavailable(std::string_view err);
+
+// Return Slurm's reason from an error text: the last "error:" line without
+// its "sbatch: error: " and "Batch job submission failed: " prefixes.
+std::string slurm_error_reason(std::string_view err);
+
+} // namespace lg::slurm

@@ -1,0 +1,235 @@
+// Parsers against output captured from the local Slurm 22.05.8 cluster
+// (scripts/slurm-cluster), pasted verbatim.
+#include "slurm/parse.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::slurm;
+using namespace std::chrono_literals;
+
+TEST_SUITE_BEGIN("slurm");
+
+TEST_CASE("parse_sbatch_parsable: id with and without cluster")
+{
+  CHECK(parse_sbatch_parsable("15\n") == JobId("15"));
+  // sbatch --parsable -M lgcluster
+  CHECK(parse_sbatch_parsable("13;lgcluster\n") == JobId("13"));
+  CHECK(parse_sbatch_parsable("12345_7\n") == JobId("12345_7"));
+  CHECK(parse_sbatch_parsable("warning first\n77\n") == JobId("77"));
+}
+
+TEST_CASE("parse_sbatch_parsable: no id")
+{
+  CHECK_FALSE(parse_sbatch_parsable(""));
+  CHECK_FALSE(parse_sbatch_parsable("Submitted batch job\n"));
+  CHECK_FALSE(parse_sbatch_parsable(";lgcluster\n"));
+  CHECK_FALSE(parse_sbatch_parsable("12a\n"));
+  CHECK_FALSE(parse_sbatch_parsable("12_\n"));
+}
+
+TEST_CASE("parse_exit_status")
+{
+  CHECK(parse_exit_status("0:0") == ExitStatus{0, 0});
+  CHECK(parse_exit_status("0:9") == ExitStatus{0, 9});
+  CHECK(parse_exit_status("3:0") == ExitStatus{3, 0});
+  CHECK(parse_exit_status("0:125") == ExitStatus{0, 125});
+  CHECK_FALSE(parse_exit_status(""));
+  CHECK_FALSE(parse_exit_status("x:1"));
+  CHECK_FALSE(parse_exit_status("1:"));
+  CHECK_FALSE(parse_exit_status("-1:0"));
+  CHECK_FALSE(parse_exit_status("99999999999999999999:0"));
+}
+
+TEST_CASE("parse_duration: sacct and squeue spellings")
+{
+  CHECK(parse_duration("00:01:04") == 64s);
+  CHECK(parse_duration("1-02:03:04") == 86400s + 7384s);
+  CHECK(parse_duration("0:03") == 3s);   // squeue %M
+  CHECK(parse_duration("1:04") == 64s);  // squeue %M
+  CHECK(parse_duration("00:00:01.234") == 1s);
+  CHECK_FALSE(parse_duration("UNLIMITED"));
+  CHECK_FALSE(parse_duration("INVALID"));
+  CHECK_FALSE(parse_duration(""));
+  CHECK_FALSE(parse_duration("1:2:3:4"));
+}
+
+TEST_CASE("parse_sacct: real 22.05 output with steps")
+{
+  // sacct -j 1,2,3,5,6,7 --parsable2 --noheader
+  //   --format=JobID,JobName,State,ExitCode,Elapsed,NodeList,Reason,Comment
+  const std::string out = "1|lgtest|COMPLETED|0:0|00:00:00|n[1-4]|None|lg:run1:a1\n"
+                          "1.batch|batch|COMPLETED|0:0|00:00:00|n1||\n"
+                          "1.0|bash|COMPLETED|0:0|00:00:00|n[1-4]||\n"
+                          "2|oomtest|FAILED|1:0|00:00:00|n1|None|lg:r2:a1\n"
+                          "2.batch|batch|FAILED|1:0|00:00:00|n1||\n"
+                          "2.0|python3|OUT_OF_MEMORY|0:125|00:00:00|n1||\n"
+                          "3|longrun|CANCELLED by 0|0:0|00:00:03|n[1-4]|None|\n"
+                          "3.batch|batch|CANCELLED|0:15|00:00:04|n1||\n"
+                          "5|tlimit|TIMEOUT|0:0|00:01:04|n2|None|\n"
+                          "5.batch|batch|CANCELLED|0:15|00:01:05|n2||\n"
+                          "6|fails|FAILED|3:0|00:00:00|n2|None|\n"
+                          "6.batch|batch|FAILED|3:0|00:00:00|n2||\n"
+                          "7|sig|FAILED|0:9|00:00:00|n2|None|\n"
+                          "7.batch|batch|CANCELLED|0:9|00:00:00|n2||\n";
+  const auto jobs = parse_sacct(out);
+  REQUIRE(jobs.size() == 6);
+
+  CHECK(jobs[0].id == "1");
+  CHECK(jobs[0].name == "lgtest");
+  CHECK(jobs[0].state == JobState::completed);
+  CHECK(jobs[0].nodes == "n[1-4]");
+  CHECK(jobs[0].comment == "lg:run1:a1");
+  REQUIRE(jobs[0].steps.size() == 2);
+  CHECK(jobs[0].steps[0].step == "batch");
+  CHECK(jobs[0].steps[1].step == "0");
+  CHECK(jobs[0].steps[1].name == "bash");
+  CHECK_FALSE(jobs[0].out_of_memory());
+
+  SUBCASE("an srun step killed by the cgroup OOM handler")
+  {
+    CHECK(jobs[1].state == JobState::failed);
+    CHECK(jobs[1].steps[1].state == JobState::out_of_memory);
+    CHECK(jobs[1].out_of_memory());
+  }
+  SUBCASE("CANCELLED by <uid>")
+  {
+    CHECK(jobs[2].state == JobState::cancelled);
+    CHECK(jobs[2].raw_state == "CANCELLED by 0");
+    CHECK(jobs[2].steps[0].exit == ExitStatus{0, 15});
+    CHECK(jobs[2].comment.empty());
+  }
+  SUBCASE("TIMEOUT with elapsed time")
+  {
+    CHECK(jobs[3].state == JobState::timeout);
+    CHECK(jobs[3].elapsed == 64s);
+    CHECK(is_terminal(jobs[3].state));
+  }
+  SUBCASE("exit code vs signal")
+  {
+    CHECK(jobs[4].exit == ExitStatus{3, 0});
+    CHECK(jobs[5].exit == ExitStatus{0, 9});
+  }
+}
+
+TEST_CASE("parse_sacct: rejected and pending jobs")
+{
+  // A submission refused for its GRES still leaves a record; a pending job
+  // cancelled before it ran has no nodes.
+  const auto jobs =
+    parse_sacct("8|wrap|FAILED|1:0|00:00:00|None assigned|None|\n"
+                "9|wrap|CANCELLED by 0|0:0|00:00:00|None assigned|"
+                "PartitionNodeLimit|\n"
+                "5|tlimit|RUNNING|0:0|00:00:59|n2|None|\n");
+  REQUIRE(jobs.size() == 3);
+  CHECK(jobs[0].nodes.empty());
+  CHECK(jobs[1].reason == "PartitionNodeLimit");
+  CHECK(jobs[2].state == JobState::running);
+  CHECK_FALSE(is_terminal(jobs[2].state));
+}
+
+TEST_CASE("parse_sacct: states Slurm prints on other clusters")
+{
+  const auto jobs = parse_sacct("10|a|OUT_OF_MEMORY|0:125|00:10:00|n1|None|\n"
+                                "11|b|NODE_FAIL|1:0|01:00:00|n[1-2]|None|\n"
+                                "12|c|PREEMPTED|0:15|00:00:10|n3|None|\n"
+                                "13|d|CANCELLED+|0:0|00:00:10|n3|None|\n"
+                                "14|e|REQUEUE_HOLD|0:0|00:00:00||None|\n"
+                                "15|f|SOMETHING_NEW|0:0|00:00:00||None|\n");
+  REQUIRE(jobs.size() == 6);
+  CHECK(jobs[0].state == JobState::out_of_memory);
+  CHECK(jobs[0].out_of_memory());
+  CHECK(jobs[1].state == JobState::node_fail);
+  CHECK(jobs[2].state == JobState::preempted);
+  CHECK(jobs[3].state == JobState::cancelled);
+  CHECK(jobs[4].state == JobState::requeued);
+  CHECK(jobs[5].state == JobState::unknown);
+  CHECK(jobs[5].raw_state == "SOMETHING_NEW");
+}
+
+TEST_CASE("parse_sacct: garbage never crashes")
+{
+  CHECK(parse_sacct("").empty());
+  CHECK(parse_sacct("this is not sacct output\n|||\n12x|a|b\n\x01\x02\n")
+          .empty());
+  CHECK(parse_sacct("12.batch|batch|COMPLETED|0:0|00:00:00|n1||\n").empty());
+  const auto jobs = parse_sacct("12|n|???|?|?|?|?|?\n");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].state == JobState::unknown);
+  CHECK_FALSE(jobs[0].exit);
+  CHECK_FALSE(jobs[0].elapsed);
+}
+
+TEST_CASE("parse_sacct: a '|' in the comment stays in the comment")
+{
+  const auto jobs = parse_sacct("20|x|PENDING|0:0|00:00:00||None|a|b\n");
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].comment == "a|b");
+}
+
+TEST_CASE("parse_squeue: real 22.05 output")
+{
+  // squeue --noheader --states=all --format='%i|%j|%T|%M|%N|%r|%k'
+  const auto jobs = parse_squeue("4|waiting|PENDING|0:00||Resources|lg:r3:a2\n"
+                                 "5|tlimit|PENDING|0:00||Priority|(null)\n"
+                                 "3|longrun|RUNNING|0:03|n[1-4]|None|(null)\n"
+                                 "5|tlimit|TIMEOUT|1:04|n2|TimeLimit|(null)\n"
+                                 "7|sig|FAILED|0:00|n2|JobLaunchFailure|(null)\n");
+  REQUIRE(jobs.size() == 5);
+  CHECK(jobs[0].state == JobState::pending);
+  CHECK(jobs[0].reason == "Resources");
+  CHECK(jobs[0].comment == "lg:r3:a2");
+  CHECK(jobs[1].comment.empty());
+  CHECK(jobs[2].nodes == "n[1-4]");
+  CHECK(jobs[2].elapsed == 3s);
+  CHECK(jobs[3].state == JobState::timeout);
+  CHECK(jobs[3].elapsed == 64s);
+  CHECK_FALSE(jobs[0].exit);
+  CHECK(jobs[0].source == StatusSource::squeue);
+  CHECK(parse_squeue("squeue: garbage garbage\n").empty());
+}
+
+TEST_CASE("is_transient_error: Slurm unreachable vs request refused")
+{
+  CHECK(is_transient_error("sbatch: error: Batch job submission failed: "
+                           "Socket timed out on send/recv operation\n"));
+  CHECK(is_transient_error("sbatch: error: Batch job submission failed: "
+                           "Unable to contact slurm controller (connect "
+                           "failure)\n"));
+  CHECK(is_transient_error("slurm_load_jobs error: Unable to contact slurm "
+                           "controller (connect failure)\n"));
+  CHECK(is_transient_error(
+    "sacct: error: slurm_persist_conn_open_without_init: failed to open "
+    "persistent connection to host:127.0.0.1:16819: Connection refused\n"));
+  CHECK_FALSE(is_transient_error(
+    "sbatch: error: Batch job submission failed: Invalid account or "
+    "account/partition combination specified\n"));
+  CHECK_FALSE(is_transient_error(
+    "sbatch: error: Batch job submission failed: Requested time limit is "
+    "invalid (missing or exceeds some limit)\n"));
+}
+
+TEST_CASE("is_accounting_unavailable")
+{
+  CHECK(is_accounting_unavailable("Slurm accounting storage is disabled\n"));
+  CHECK(is_accounting_unavailable(
+    "sacct: error: Problem talking to the database: Connection refused\n"));
+  CHECK_FALSE(is_accounting_unavailable("sacct: error: Invalid field\n"));
+}
+
+TEST_CASE("slurm_error_reason: strips the tool's prefixes")
+{
+  CHECK(slurm_error_reason("sbatch: error: invalid partition specified: "
+                           "nosuch\nsbatch: error: Batch job submission "
+                           "failed: Invalid partition name specified\n")
+        == "Invalid partition name specified");
+  CHECK(slurm_error_reason("sbatch: error: Memory specification can not be "
+                           "satisfied\nsbatch: error: Batch job submission "
+                           "failed: Requested node configuration is not "
+                           "available\n")
+        == "Requested node configuration is not available");
+  CHECK(slurm_error_reason("Slurm accounting storage is disabled\n")
+        == "Slurm accounting storage is disabled");
+  CHECK(slurm_error_reason("").empty());
+}
+
+TEST_SUITE_END();
