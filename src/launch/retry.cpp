@@ -2,6 +2,7 @@
 
 #include "estimate/estimate.hpp"
 #include "estimate/fixes.hpp"
+#include "rules/rules.hpp"
 
 #include <fmt/format.h>
 
@@ -70,6 +71,12 @@ RetryDecision memory_retry(const config::JobSpec& spec, const RetryInput& input)
     const auto predicted = estimate::estimate(applied->spec, options);
     if (predicted.verdict == estimate::Verdict::oom && fix != "expandable_segments") {
       skipped.push_back(fix + " (predicted not to fit)");
+      continue;
+    }
+    // A fix that breaks a constraint (more PP than the layers allow a VPP
+    // split for, say) would only trade an OOM for a config error.
+    if (has_errors(rules::check(applied->spec, predicted))) {
+      skipped.push_back(fix + " (breaks a constraint rule)");
       continue;
     }
     decision.kind = RetryKind::with_fix;

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+
 namespace lg::launch {
 
 AttemptState* RunState::current()
@@ -14,7 +16,9 @@ AttemptState* RunState::current()
 
 std::string attempt_tag(const std::string& run_id, int number)
 {
-  return fmt::format("lg-{}-a{}", run_id, number);
+  // Zero-padded so that no tag is a prefix of another (find_by_tag matches
+  // substrings of the job comment).
+  return fmt::format("lg-{}-a{:03}", run_id, number);
 }
 
 namespace {
@@ -68,6 +72,9 @@ void apply(RunState& state, const Record& record)
   } else if (record.type == "diagnosis") {
     attempt->category = d.value("category", "");
     attempt->diagnosis_fix = d.value("fix", "");
+    attempt->suggested_change = d.value("suggested_change", "");
+  } else if (record.type == "memory") {
+    attempt->max_allocated_bytes = std::max(attempt->max_allocated_bytes, d.value("max_allocated_bytes", 0.0));
   } else if (record.type == "attempt_finished") {
     attempt->finished = true;
     attempt->outcome = d.value("outcome", "");

@@ -22,6 +22,8 @@ struct AttemptState
   std::string last_state;  // last Slurm state seen ("PENDING", "OUT_OF_MEMORY", …)
   std::string category;    // diagnosis category once known
   std::string diagnosis_fix;
+  std::string suggested_change;  // diagnosis's fix id
+  double max_allocated_bytes = 0;  // highest live memory report seen
   bool finished = false;
   std::string outcome;  // "completed", "failed", "cancelled", "submit_failed"
 };

@@ -132,7 +132,7 @@ TEST_CASE("run_state: folding finishes attempts and the run")
   CHECK(state.attempts[0].last_state == "FAILED");
   REQUIRE(state.current() != nullptr);
   CHECK(state.current()->fix == "expandable_segments");
-  CHECK(state.attempts[1].tag == "lg-r-a2");
+  CHECK(state.attempts[1].tag == "lg-r-a002");
   add("attempt_finished", {{"attempt", 2}, {"outcome", "completed"}});
   add("run_finished", {{"outcome", "succeeded"}});
   state = lg::launch::fold("r", records);

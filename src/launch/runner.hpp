@@ -1,0 +1,84 @@
+// Driving a run from its journal: prepare an attempt (render + artifact),
+// submit it exactly once, watch it to the end, diagnose it, and retry with
+// the ladder's fix. Every step is recorded before the next begins, so a run
+// killed at any point resumes with drive_run() where it stopped: an attempt
+// whose sbatch call may have happened is looked up by its tag before any new
+// sbatch, so there is never a duplicate job and never an orphan.
+#pragma once
+
+#include "config/job_spec.hpp"
+#include "diagnose/matcher.hpp"
+#include "launch/journal.hpp"
+#include "launch/run_state.hpp"
+#include "slurm/client.hpp"
+#include "watch/poller.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lg::launch {
+
+// What drive_run needs from the outside world; tests pass fakes.
+struct RunContext
+{
+  slurm::Client* client = nullptr;
+  const diagnose::Matcher* matcher = nullptr;
+  // Render the batch script of `spec` (environment composed, template
+  // applied). Throws Error when it cannot.
+  std::function<std::string(const config::JobSpec&)> render;
+  // Rebuild the original job from the "source" saved in run_created.
+  std::function<config::JobSpec(const nlohmann::json&)> load_source;
+  std::function<void(std::chrono::milliseconds)> sleep;  // real sleep by default
+  std::function<bool()> interrupted;                     // SIGINT/SIGTERM seen
+  std::function<void(const std::string&)> progress;      // one line per event
+  std::function<void(const std::string&)> status;        // overwritable status line
+  std::filesystem::path submit_dir = ".";  // where sbatch runs; base of --output paths
+};
+
+struct RunOptions
+{
+  int max_attempts = 1;
+  bool detach = false;       // return once the current attempt is submitted
+  bool retry_infra = false;  // resubmit unchanged after node failure / preemption
+  std::vector<std::string> sbatch_args;  // passed to sbatch before the script
+  watch::PollSchedule schedule;
+  int submit_tries = 5;
+  std::chrono::milliseconds submit_backoff{std::chrono::seconds(2)};
+  // Cancel a job whose logs show a fatal failure (an OOM on one rank) while
+  // it still runs, after this grace: the other ranks would otherwise hang in
+  // NCCL until the watchdog fires, burning GPU-hours.
+  std::chrono::milliseconds failure_grace{std::chrono::seconds(60)};
+};
+
+struct RunOutcome
+{
+  bool finished = false;     // run_finished recorded
+  bool interrupted = false;  // stopped by a signal; resumable
+  bool detached = false;     // returned after submission (--detach)
+  std::string outcome;       // "succeeded", "failed", "gave_up"
+  std::string reason;
+};
+
+// Record run_created (with `source`, enough to rebuild the job) and prepare
+// attempt 1 from `spec`.
+void begin_run(Journal& journal,
+               const config::JobSpec& spec,
+               const nlohmann::json& source,
+               const RunOptions& options,
+               const RunContext& context);
+
+// Drive the run in `journal` until it finishes, is interrupted, or (with
+// detach) its current attempt is submitted. Throws SystemError when Slurm
+// stays unreachable or refuses the job (both recorded first).
+RunOutcome drive_run(Journal& journal, const RunOptions& options, const RunContext& context);
+
+// The job of attempt `number`: the original job with the fixes of attempts
+// 2..number applied in order.
+config::JobSpec attempt_spec(const config::JobSpec& base, const RunState& state, int number);
+
+} // namespace lg::launch

@@ -1,0 +1,162 @@
+#include "diagnose/catalogue.hpp"
+#include "diagnose/matcher.hpp"
+#include "launch/journal.hpp"
+#include "launch/run_state.hpp"
+#include "launch/runner.hpp"
+#include "slurm/fake_client.hpp"
+#include "support/builders.hpp"
+
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using lg::slurm::JobState;
+
+namespace {
+
+const char* k_fragmentation_oom =
+  "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity "
+  "of 79.19 GiB of which 1.50 GiB is free. Including non-PyTorch memory, this process has 77.68 GiB memory in "
+  "use. Of the allocated memory 60.10 GiB is allocated by PyTorch, and 16.50 GiB is reserved by PyTorch but "
+  "unallocated. If reserved but unallocated memory is large try setting "
+  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.\n";
+
+struct Fixture
+{
+  fs::path dir;
+  lg::slurm::FakeClient client;
+  lg::diagnose::Matcher matcher{lg::diagnose::default_catalogue()};
+  lg::config::JobSpec spec = lg::testing::llama3_70b_sft();
+  std::vector<std::string> lines;
+  lg::launch::RunContext context;
+  lg::launch::RunOptions options;
+
+  Fixture()
+  {
+    char pattern[] = "/tmp/lg-runner-XXXXXX";
+    dir = ::mkdtemp(pattern);
+    spec.env = {{"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False"}};
+    spec.launch.output = "logs/%x-%j.out";
+    context.client = &client;
+    context.matcher = &matcher;
+    context.render = [](const lg::config::JobSpec& s) {
+      for (const auto& [name, value] : s.env) {
+        if (name == "PYTORCH_CUDA_ALLOC_CONF") {
+          return "#!/bin/bash\nexport PYTORCH_CUDA_ALLOC_CONF=" + value + "\n";
+        }
+      }
+      return std::string("#!/bin/bash\n");
+    };
+    context.load_source = [this](const nlohmann::json&) { return spec; };
+    context.sleep = [](std::chrono::milliseconds) {};
+    context.progress = [this](const std::string& line) { lines.push_back(line); };
+    context.submit_dir = dir;
+    options.max_attempts = 3;
+  }
+  ~Fixture() { fs::remove_all(dir); }
+
+  void write_log(const std::string& job_id, const std::string& text)
+  {
+    fs::create_directories(dir / "logs");
+    std::ofstream(dir / "logs" / ("llama3-70b-sft-" + job_id + ".out")) << text;
+  }
+};
+
+} // namespace
+
+TEST_SUITE_BEGIN("launch");
+
+TEST_CASE("runner: a fragmentation OOM is diagnosed and retried with expandable segments")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::running, JobState::failed});
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", std::string(" iteration 1/10 | lm loss: 10.1\n") + k_fragmentation_oom);
+  f.write_log("1001", " iteration 10/10 | lm loss: 2.0\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {{"kind", "test"}}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.finished);
+  CHECK(outcome.outcome == "succeeded");
+  REQUIRE(f.client.submissions().size() == 2);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  REQUIRE(state.attempts.size() == 2);
+  CHECK(state.attempts[0].category == "cuda_oom_fragmentation");
+  CHECK(state.attempts[0].last_state == "FAILED");
+  CHECK(state.attempts[1].fix == "expandable_segments");
+  std::ifstream script(journal.dir() / "attempt-2" / "job.sbatch");
+  std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  CHECK(text.find("expandable_segments:True") != std::string::npos);
+  CHECK(f.client.submissions()[1].options.tag == state.attempts[1].tag);
+}
+
+TEST_CASE("runner: an sbatch that timed out after queueing is found by tag, never submitted twice")
+{
+  Fixture f;
+  f.client.fail_next_submit(lg::slurm::FakeClient::SubmitFailure::timeout_after_queue);
+  f.client.script_next_submission({JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  CHECK(f.client.submissions().size() == 1);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  CHECK(state.attempts[0].job_id == std::optional<std::string>("1000"));
+}
+
+TEST_CASE("runner: a run resumed after a crash between submit_started and submitted does not duplicate")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  // Simulate: sbatch succeeded, then launchguard died before recording it.
+  const auto state0 = lg::launch::fold(journal.run_id(), journal.records());
+  journal.append("submit_started", {{"attempt", 1}, {"tag", state0.attempts[0].tag}});
+  lg::slurm::SubmitOptions submit;
+  submit.tag = state0.attempts[0].tag;
+  f.client.submit_text("#!/bin/bash\n", submit);
+  auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
+  const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  CHECK(f.client.submissions().size() == 1);
+}
+
+TEST_CASE("runner: a config error is not retried and ends the run failed")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::failed});
+  f.write_log("1000", "ValueError: Currently there is no support for Pipeline parallelism with CPU offloading\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.outcome == "failed");
+  CHECK(f.client.submissions().size() == 1);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  CHECK(state.attempts[0].category == "cpu_offload_with_pp");
+}
+
+TEST_CASE("runner: detach returns after submission; a later drive finishes the run")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::pending, JobState::running, JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  auto detached = f.options;
+  detached.detach = true;
+  const auto first = lg::launch::drive_run(journal, detached, f.context);
+  CHECK(first.detached);
+  CHECK(f.client.queries().empty());
+  const auto second = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(second.outcome == "succeeded");
+  CHECK(f.client.submissions().size() == 1);
+}
+
+TEST_SUITE_END();
