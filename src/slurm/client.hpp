@@ -47,8 +47,10 @@ public:
 
   // Return the state of each job in `ids` that Slurm still knows, in one
   // call to Slurm for all of them (the polling budget of watch depends on
-  // it). Ids Slurm does not know are omitted. Throws TransientSlurmError if
-  // Slurm cannot answer.
+  // it). Ids Slurm does not know are omitted. A job that just ended may
+  // first come from squeue (source == squeue, no exit code, no steps) before
+  // its accounting record arrives: poll again for those. Throws
+  // TransientSlurmError if Slurm cannot answer.
   virtual std::vector<JobStatus> query(std::span<const JobId> ids) = 0;
 
   // Return the jobs of the current user whose comment or name contains

@@ -1,0 +1,93 @@
+# Shared helpers for the end-to-end tests (STYLE.md §3.9). Source it first:
+#   . "$(dirname "$0")/lib.sh"
+# Each test runs in its own temporary directory, kept on failure.
+# Environment (set by tests/e2e/CMakeLists.txt): LAUNCHGUARD (the binary),
+# LG_SOURCE_DIR (the checkout). LG_REQUIRE_SLURM=1 turns skips into failures.
+set -euo pipefail
+export LC_ALL=C
+test_name=$(basename "$0" .sh)
+LG_SOURCE_DIR=${LG_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+LAUNCHGUARD=${LAUNCHGUARD:-launchguard}
+fake_trainer=$LG_SOURCE_DIR/tests/trainer/fake_trainer
+fake_slurm_bin=$LG_SOURCE_DIR/tests/fakes/bin
+work=$(mktemp -d "${TMPDIR:-/tmp}/lg-e2e.$test_name.XXXXXX")
+cd "$work"
+
+on_error() { # keep the evidence
+    # The ERR trap also fires under `set +e` (rc=$? patterns): ignore it there.
+    case $- in *e*) ;; *) return 0 ;; esac
+    echo "FAIL $test_name: line $1: $BASH_COMMAND (files kept in $work)" >&2
+    trap - EXIT
+    exit 1
+}
+trap 'on_error $LINENO' ERR
+trap 'rm -rf "$work"' EXIT
+
+skip() { # exit 125 = CTest SKIP_RETURN_CODE
+    if [ -n "${LG_REQUIRE_SLURM:-}" ]; then
+        echo "FAIL $test_name: $* (LG_REQUIRE_SLURM is set)" >&2
+        exit 1
+    fi
+    echo "SKIP $test_name: $*"
+    exit 125
+}
+
+# Use the local cluster of scripts/slurm-cluster when it runs and the caller
+# did not point SLURM_CONF elsewhere.
+if [ -z "${SLURM_CONF:-}" ]; then
+    local_conf=${LG_SLURM_STATE:-/tmp/launchguard-slurm}/etc/slurm.conf
+    if [ -f "$local_conf" ]; then
+        export SLURM_CONF=$local_conf
+    fi
+fi
+
+require_slurm() {
+    command -v sbatch >/dev/null || skip "sbatch not on PATH"
+    timeout 10 scontrol ping >/dev/null 2>&1 \
+        || skip "slurmctld not responding (start it: scripts/slurm-cluster start)"
+}
+
+expect_eq() {
+    [ "$1" = "$2" ] || { echo "expected '$2', got '$1'" >&2; return 1; }
+}
+expect_contains() {
+    grep -Fq -- "$2" "$1" || { echo "$1 lacks '$2':"; cat "$1"; return 1; } >&2
+}
+
+# Print the allocation state of job $1 from sacct ("COMPLETED", "FAILED", …).
+job_state() {
+    sacct -j "$1" -X --parsable2 --noheader --format=State 2>/dev/null \
+        | head -n 1 | cut -d' ' -f1
+}
+
+# Wait up to $2 seconds for job $1 to leave PENDING/RUNNING/COMPLETING and
+# print its final state.
+wait_for_end() {
+    local id=$1 seconds=$2 state=""
+    local deadline=$((SECONDS + seconds))
+    while [ $SECONDS -lt $deadline ]; do
+        state=$(job_state "$id")
+        case $state in
+            "" | PENDING | RUNNING | COMPLETING | CONFIGURING | REQUEUED) ;;
+            *) echo "$state"; return 0 ;;
+        esac
+        sleep 1
+    done
+    echo "job $id still '$state' after ${seconds} s" >&2
+    squeue -j "$id" >&2 || true
+    return 1
+}
+
+# Wait up to $3 seconds for `launchguard watch` to report state $2 for $1.
+wait_for_state() {
+    local id=$1 want=$2 seconds=$3 state=""
+    local deadline=$((SECONDS + seconds))
+    while [ $SECONDS -lt $deadline ]; do
+        state=$("$LAUNCHGUARD" watch --once --json "$id" 2>/dev/null \
+            | jq -r '.state // empty' || true)
+        [ "$state" = "$want" ] && return 0
+        sleep 1
+    done
+    echo "job $id: expected state $want, last seen '$state'" >&2
+    return 1
+}
