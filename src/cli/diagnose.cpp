@@ -6,6 +6,7 @@
 // --catalogue FILE; a later signature with the same id replaces an earlier one.
 // Exit status: 0 when no failure is found, 1 when one is.
 #include "cli/commands.hpp"
+#include "cli/catalogue_files.hpp"
 #include "cli/data_paths.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
@@ -31,53 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
-
-std::string read_text(const std::string& path, std::string_view what)
-{
-  if (path == "-") {
-    return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read {} '{}'", what, path);
-    error.hint = "check the path (a Slurm output file, e.g. logs/job-1234.out)";
-    throw error;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void add_file(diagnose::Catalogue& catalogue, const fs::path& path)
-{
-  diagnose::merge_catalogue(catalogue, diagnose::parse_catalogue(read_text(path.string(), "catalogue"), path.string()));
-}
-
-diagnose::Catalogue load_catalogue(const std::vector<std::string>& extra)
-{
-  const fs::path shipped = find_data_file("signatures", "default.toml");
-  diagnose::Catalogue catalogue =
-    shipped.empty() ? diagnose::default_catalogue()
-                    : diagnose::parse_catalogue(read_text(shipped.string(), "catalogue"), shipped.string());
-  const fs::path user_dir = user_config_dir() / "signatures";
-  std::error_code ignored;
-  if (fs::is_directory(user_dir, ignored)) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(user_dir)) {
-      if (entry.path().extension() == ".toml") {
-        files.push_back(entry.path());
-      }
-    }
-    std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      add_file(catalogue, file);
-    }
-  }
-  for (const auto& file : extra) {
-    add_file(catalogue, file);
-  }
-  return catalogue;
-}
 
 diagnose::Context make_context(const ParsedArgs& parsed)
 {

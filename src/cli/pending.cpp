@@ -17,9 +17,6 @@ namespace {
 
 } // namespace
 
-int run_submit(const GlobalOptions&, const std::vector<std::string>&) { not_yet("submit"); }
-int run_watch(const GlobalOptions&, const std::vector<std::string>&) { not_yet("watch"); }
-int run_runs(const GlobalOptions&, const std::vector<std::string>&) { not_yet("runs"); }
 int run_audit(const GlobalOptions&, const std::vector<std::string>&) { not_yet("audit"); }
 
 } // namespace lg::cli

@@ -195,7 +195,7 @@ struct LiveState
 // Read what the job's logs gained since the last poll: live memory reports
 // and early fatal signatures.
 void follow_logs(Journal& journal, const AttemptState& attempt, const config::JobSpec& spec, LiveState& live,
-                 const RunContext& context)
+                 const RunOptions& options, const RunContext& context)
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name),
                                           *attempt.job_id, context.submit_dir);
@@ -207,8 +207,12 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
       if (auto report = watch::parse_memory_report(line.text); report && report->max_allocated_bytes > live.max_allocated) {
         live.max_allocated = report->max_allocated_bytes;
         journal.append("memory", {{"attempt", attempt.number}, {"max_allocated_bytes", live.max_allocated}});
-        say(context, fmt::format("attempt {}: max allocated {} (rank {})", attempt.number,
-                                 format_bytes(live.max_allocated), report->rank));
+        const std::string versus =
+          options.estimated_allocated_bytes > 0
+            ? fmt::format(" vs {} estimated", format_bytes(options.estimated_allocated_bytes))
+            : std::string();
+        say(context, fmt::format("attempt {}: max allocated {} (rank {}){}", attempt.number,
+                                 format_bytes(live.max_allocated), report->rank, versus));
       }
       text += line.text;
       text += '\n';
@@ -254,7 +258,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
       say(context, "Slurm answers again");
       outage_reported = false;
     }
-    follow_logs(journal, attempt, spec, live, context);
+    follow_logs(journal, attempt, spec, live, options, context);
     const auto it = result.statuses.find(*attempt.job_id);
     if (it != result.statuses.end()) {
       const std::string state = final_state(it->second);

@@ -53,6 +53,9 @@ struct RunOptions
   // it still runs, after this grace: the other ranks would otherwise hang in
   // NCCL until the watchdog fires, burning GPU-hours.
   std::chrono::milliseconds failure_grace{std::chrono::seconds(60)};
+  // The estimator's allocated peak, shown next to live memory reports (0:
+  // not known).
+  double estimated_allocated_bytes = 0;
 };
 
 struct RunOutcome

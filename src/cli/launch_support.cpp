@@ -1,0 +1,212 @@
+#include "cli/launch_support.hpp"
+
+#include "cli/catalogue_files.hpp"
+#include "cli/commands.hpp"
+#include "cli/data_paths.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/job_script.hpp"
+#include "cli/output.hpp"
+#include "config/loader.hpp"
+#include "launch/journal.hpp"
+#include "util/bytes.hpp"
+#include "util/error.hpp"
+
+#include <fmt/core.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace lg::cli {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_signal(int)
+{
+  g_interrupted.store(true);
+}
+
+void install_signal_handlers()
+{
+  struct sigaction action{};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+} // namespace
+
+LaunchEnvironment make_launch_environment(const GlobalOptions& global)
+{
+  LaunchEnvironment live;
+  live.client = slurm::make_cli_client();
+  live.matcher = std::make_unique<diagnose::Matcher>(load_catalogue({}));
+  install_signal_handlers();
+  auto& context = live.context;
+  context.client = live.client.get();
+  context.matcher = live.matcher.get();
+  context.render = [](const config::JobSpec& spec) { return render_job_script(spec); };
+  context.load_source = load_job_source;
+  context.interrupted = [] { return g_interrupted.load(); };
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  context.progress = [tty, global](const std::string& line) {
+    fmt::print(stderr, "{}launchguard: {}\n", tty ? "\r\033[K" : "", line);
+  };
+  if (tty && !global.json) {
+    context.status = [](const std::string& line) { fmt::print(stderr, "\r\033[K{}", line); };
+  }
+  context.submit_dir = fs::current_path();
+  return live;
+}
+
+void add_launch_options(po::options_description& options)
+{
+  options.add_options()
+    ("state-dir", po::value<std::string>(), "run journal directory (default $XDG_STATE_HOME/launchguard)")
+    ("poll-interval", po::value<double>(), "seconds between Slurm checks after a change (default 5)")
+    ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120)");
+}
+
+watch::PollSchedule poll_schedule(const ParsedArgs& parsed)
+{
+  watch::PollSchedule schedule;
+  auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
+  if (parsed.vars.count("poll-interval") != 0) {
+    const double seconds = parsed.vars["poll-interval"].as<double>();
+    if (seconds <= 0) {
+      UsageError error("--poll-interval must be positive, got {}", seconds);
+      throw error;
+    }
+    schedule.min = ms(seconds);
+    schedule.first = std::min(schedule.first, schedule.min);
+  }
+  if (parsed.vars.count("poll-max") != 0) {
+    schedule.max = std::max(schedule.min, ms(parsed.vars["poll-max"].as<double>()));
+  }
+  return schedule;
+}
+
+fs::path state_dir(const ParsedArgs& parsed)
+{
+  if (parsed.vars.count("state-dir") != 0) {
+    return parsed.vars["state-dir"].as<std::string>();
+  }
+  return launch::default_state_dir();
+}
+
+nlohmann::json job_source(const ParsedArgs& parsed)
+{
+  const std::string path = parsed.positional.front();
+  nlohmann::json overrides = nlohmann::json::object();
+  for (const char* key : {"gpu", "nodes", "gpus-per-node"}) {
+    if (parsed.vars.count(key) != 0) {
+      if (std::string(key) == "gpu") {
+        overrides[key] = parsed.vars[key].as<std::string>();
+      } else {
+        overrides[key] = parsed.vars[key].as<int>();
+      }
+    }
+  }
+  std::vector<std::string> dirs;
+  std::vector<fs::path> extra;
+  if (parsed.vars.count("preset-dir") != 0) {
+    for (const auto& dir : parsed.vars["preset-dir"].as<std::vector<std::string>>()) {
+      extra.emplace_back(dir);
+    }
+  }
+  for (const auto& dir : preset_dirs(extra)) {
+    dirs.push_back(fs::absolute(dir).string());
+  }
+  return {{"kind", "toml"},
+          {"path", fs::absolute(path).string()},
+          {"text", read_text(path, "job file")},
+          {"preset_dirs", dirs},
+          {"overrides", overrides}};
+}
+
+config::JobSpec load_job_source(const nlohmann::json& source)
+{
+  config::LoadOptions options;
+  for (const auto& dir : source.value("preset_dirs", std::vector<std::string>{})) {
+    options.preset_dirs.emplace_back(dir);
+  }
+  config::JobSpec spec = config::load_job_text(source.value("text", ""), source.value("path", "job.toml"), options);
+  const auto overrides = source.value("overrides", nlohmann::json::object());
+  if (overrides.contains("nodes")) {
+    spec.cluster.nodes = overrides["nodes"].get<int>();
+  }
+  if (overrides.contains("gpus-per-node")) {
+    spec.cluster.gpus_per_node = overrides["gpus-per-node"].get<int>();
+  }
+  if (overrides.contains("gpu")) {
+    spec.cluster.gpu = overrides["gpu"].get<std::string>();
+    config::resolve_gpu(spec, options);
+  }
+  return spec;
+}
+
+nlohmann::json run_summary_json(const launch::RunState& state)
+{
+  nlohmann::json attempts = nlohmann::json::array();
+  for (const auto& a : state.attempts) {
+    attempts.push_back({{"attempt", a.number},
+                        {"tag", a.tag},
+                        {"fix", a.fix},
+                        {"reason", a.reason},
+                        {"job_id", a.job_id.value_or("")},
+                        {"state", a.last_state},
+                        {"category", a.category},
+                        {"outcome", a.outcome},
+                        {"max_allocated_bytes", static_cast<std::int64_t>(a.max_allocated_bytes)}});
+  }
+  return {{"run_id", state.run_id},
+          {"name", state.name},
+          {"finished", state.finished},
+          {"outcome", state.outcome},
+          {"reason", state.outcome_reason},
+          {"max_attempts", state.max_attempts},
+          {"attempts", attempts}};
+}
+
+void print_run_summary(const GlobalOptions& global, const launch::RunState& state)
+{
+  fmt::print("run {} ({}): {}{}\n", state.run_id, state.name,
+             state.finished ? colorize(global.color, state.outcome == "succeeded" ? "green" : "red", state.outcome)
+                            : "in progress",
+             state.outcome_reason.empty() ? "" : " — " + state.outcome_reason);
+  for (const auto& a : state.attempts) {
+    fmt::print("  attempt {}: job {} {}{}{}\n", a.number, a.job_id.value_or("-"),
+               a.last_state.empty() ? "(not submitted)" : a.last_state,
+               a.category.empty() || a.category == "none" ? "" : ", diagnosis " + a.category,
+               a.fix.empty() ? "" : ", fix " + a.fix);
+    if (!a.reason.empty() && a.number > 1) {
+      fmt::print("    why: {}\n", a.reason);
+    }
+    if (a.max_allocated_bytes > 0) {
+      fmt::print("    max allocated seen: {}\n", format_bytes(a.max_allocated_bytes));
+    }
+  }
+  if (state.damaged_records > 0) {
+    fmt::print("  ({} unreadable journal record(s) skipped)\n", state.damaged_records);
+  }
+}
+
+int exit_code_of(const launch::RunOutcome& outcome)
+{
+  if (outcome.interrupted) {
+    return k_exit_interrupted;
+  }
+  if (outcome.detached || outcome.outcome == "succeeded") {
+    return k_exit_ok;
+  }
+  return k_exit_job_errors;
+}
+
+} // namespace lg::cli

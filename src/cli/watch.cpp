@@ -1,0 +1,132 @@
+// `launchguard watch RUN_ID|JOB_ID`: follow a run from its journal (resuming
+// exactly where it stopped: submit if the attempt was never acknowledged,
+// retry if the last attempt failed) or a plain Slurm job until it ends.
+#include "cli/catalogue_files.hpp"
+#include "cli/commands.hpp"
+#include "cli/exit_codes.hpp"
+#include "cli/job_input.hpp"
+#include "cli/launch_support.hpp"
+#include "cli/output.hpp"
+#include "diagnose/diagnose.hpp"
+#include "launch/journal.hpp"
+#include "util/error.hpp"
+#include "watch/poller.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace lg::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+bool is_job_id(const std::string& text)
+{
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '_'; });
+}
+
+int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
+{
+  launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
+  LaunchEnvironment live = make_launch_environment(global);
+  launch::RunOptions options;
+  options.schedule = poll_schedule(parsed);
+  for (const auto& record : journal.records()) {
+    if (record.type == "run_created") {
+      options.max_attempts = record.data.value("max_attempts", 1);
+      options.retry_infra = record.data.value("retry_infra", false);
+      options.sbatch_args = record.data.value("sbatch_args", std::vector<std::string>{});
+      live.context.submit_dir = record.data.value("submit_dir", live.context.submit_dir.string());
+    }
+  }
+  const launch::RunOutcome outcome = launch::drive_run(journal, options, live.context);
+  int damaged = 0;
+  launch::RunState state = launch::fold(journal.run_id(), journal.records(&damaged));
+  state.damaged_records = damaged;
+  if (global.json) {
+    print_json(run_summary_json(state));
+  } else {
+    print_run_summary(global, state);
+  }
+  return exit_code_of(outcome);
+}
+
+// A Slurm job launchguard did not submit: its state until it ends, then a
+// diagnosis of --log files if given.
+int watch_job(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& job_id)
+{
+  LaunchEnvironment live = make_launch_environment(global);
+  watch::Poller poller(*live.client, poll_schedule(parsed));
+  poller.add(job_id);
+  std::string last;
+  auto delay = poll_schedule(parsed).first;
+  while (!live.context.interrupted()) {
+    std::this_thread::sleep_for(delay);
+    const auto result = poller.poll();
+    if (const auto it = result.statuses.find(job_id); it != result.statuses.end()) {
+      const std::string state(slurm::to_string(it->second.out_of_memory() ? slurm::JobState::out_of_memory : it->second.state));
+      if (state != last) {
+        live.context.progress(fmt::format("job {} {}", job_id, state));
+        last = state;
+      }
+      if (slurm::is_terminal(it->second.state)) {
+        break;
+      }
+    }
+    delay = poller.next_delay(result);
+  }
+  if (live.context.interrupted()) {
+    return k_exit_interrupted;
+  }
+  nlohmann::json document = {{"job_id", job_id}, {"state", last}};
+  if (parsed.vars.count("log") != 0) {
+    std::vector<std::string> texts;
+    std::vector<diagnose::LogFile> logs;
+    const auto files = parsed.vars["log"].as<std::vector<std::string>>();
+    for (const auto& file : files) {
+      texts.push_back(read_text(file, "log"));
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      logs.push_back({files[i], texts[i]});
+    }
+    const auto diagnosis = diagnose::diagnose(logs, *live.matcher, {last, std::nullopt});
+    document["category"] = diagnosis.category;
+    document["fix"] = diagnosis.fix;
+    if (!global.json) {
+      fmt::print("diagnosis: {}\nfix: {}\n", diagnosis.category, diagnosis.fix);
+    }
+  }
+  if (global.json) {
+    print_json(document);
+  } else {
+    fmt::print("job {}: {}\n", job_id, last);
+  }
+  return last == "COMPLETED" ? k_exit_ok : k_exit_job_errors;
+}
+
+} // namespace
+
+int run_watch(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  po::options_description options("watch options");
+  options.add_options()("log", po::value<std::vector<std::string>>()->composing(),
+                        "log file of a plain Slurm job to diagnose when it ends");
+  add_launch_options(options);
+  const ParsedArgs parsed = parse_args("watch", options, args);
+  if (parsed.positional.empty()) {
+    UsageError error("watch: missing RUN_ID or JOB_ID");
+    error.hint = "see 'launchguard runs' for run ids";
+    throw error;
+  }
+  const std::string target = parsed.positional.front();
+  const auto runs = launch::list_runs(state_dir(parsed));
+  if (std::find(runs.begin(), runs.end(), target) != runs.end() || !is_job_id(target)) {
+    return watch_run(global, parsed, target);
+  }
+  return watch_job(global, parsed, target);
+}
+
+} // namespace lg::cli
