@@ -91,3 +91,50 @@ wait_for_state() {
     echo "job $id: expected state $want, last seen '$state'" >&2
     return 1
 }
+
+# Write job.toml: a small dense job on the local cluster whose command is the
+# stand-in trainer with the given arguments. $NODES/$GPUS/$MEM/$NAME/$ENV_LINES
+# tune it.
+write_job() {
+    local args="" a
+    for a in "$@"; do args+=", \"$a\""; done
+    cat > job.toml <<TOML
+[job]
+name = "${NAME:-e2e-job}"
+[model]
+num_layers = 16
+hidden_size = 2048
+ffn_hidden_size = 8192
+num_attention_heads = 16
+num_query_groups = 4
+vocab_size = 32000
+seq_length = 4096
+[parallelism]
+tp = 1
+pp = 1
+[training]
+micro_batch_size = 1
+global_batch_size = 8
+distributed_optimizer = true
+[cluster]
+gpu = "h100-80gb"
+nodes = ${NODES:-1}
+gpus_per_node = ${GPUS:-2}
+[slurm]
+partition = "batch"
+account = "${ACCOUNT:-research}"
+time = "00:05:00"
+mem = "${MEM:-1G}"
+[launch]
+template = "srun-native"
+command = ["python3", "$fake_trainer"$args]
+output = "logs/%x-%j.out"
+[env]
+${ENV_LINES:-}
+TOML
+}
+
+# Run launchguard with a private state dir and quick polling.
+lg_run() {
+    "$LAUNCHGUARD" "$@" --state-dir "$work/state" --poll-interval 1 --poll-max 3
+}
