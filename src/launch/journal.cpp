@@ -1,8 +1,10 @@
 #include "launch/journal.hpp"
 
 #include "util/error.hpp"
+#include "util/fault.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,6 +206,7 @@ Record Journal::append(std::string_view type, nlohmann::json data)
     ::unlink(temp.c_str());
     if (rc == 0) {
       sync_dir(records);
+      fault_point(record.type);
       return record;
     }
     if (saved != EEXIST) {
@@ -248,6 +251,49 @@ std::vector<Record> Journal::records(int* damaged) const
     *damaged = bad;
   }
   return out;
+}
+
+bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) const
+{
+  const fs::path dir = m_dir / "claims";
+  fs::create_directories(dir);
+  const fs::path target = dir / std::string(name);
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const nlohmann::json mine = {{"host", host}, {"pid", ::getpid()}, {"time", utc_now(false)}};
+  for (int tries = 0; tries < 3; ++tries) {
+    const fs::path temp = dir / (".tmp-" + temp_name());
+    write_synced(temp, mine.dump());
+    const int rc = ::link(temp.c_str(), target.c_str());
+    ::unlink(temp.c_str());
+    if (rc == 0) {
+      return true;
+    }
+    std::ifstream in(target);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto holder = nlohmann::json::parse(text.str(), nullptr, false);
+    if (holder.is_discarded() || !holder.is_object()) {
+      return false;  // being written right now; ask again later
+    }
+    const bool same_host = holder.value("host", "") == host;
+    const int pid = holder.value("pid", 0);
+    if (same_host && pid == ::getpid()) {
+      return true;
+    }
+    std::error_code ec;
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(target, ec);
+    const bool dead = same_host && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
+    if (!dead && (ec || age < stale_after)) {
+      return false;
+    }
+    // Stale: move it aside (only one of several stealers can) and retry.
+    const fs::path aside = dir / (".stale-" + temp_name());
+    if (::rename(target.c_str(), aside.c_str()) == 0) {
+      ::unlink(aside.c_str());
+    }
+  }
+  return false;
 }
 
 void Journal::write_artifact(std::string_view relative, std::string_view content) const

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -47,6 +48,13 @@ public:
   // All complete records in order. Unreadable record files (written by a
   // newer version, or damaged) are skipped and counted in `damaged`.
   std::vector<Record> records(int* damaged = nullptr) const;
+
+  // Take the claim called `name` (claims/<name>) for this process: true if
+  // it was free, already ours, or stale (its holder is a dead process on this
+  // host, or it is older than `stale_after`). Published with link(2), so two
+  // drivers of one run on different login nodes never both hold it. Used so
+  // that only one driver calls sbatch for an attempt.
+  bool claim(std::string_view name, std::chrono::seconds stale_after) const;
 
   // Write `content` to dir()/relative atomically (temp + fsync + rename).
   void write_artifact(std::string_view relative, std::string_view content) const;

@@ -44,6 +44,11 @@ void apply(RunState& state, const Record& record)
     return;
   }
   if (record.type == "attempt_prepared") {
+    // Two drivers of one run (two login nodes, or a watch started while the
+    // submit still ran) may both prepare the next attempt: the first wins.
+    if (find_attempt(state, d) != nullptr) {
+      return;
+    }
     AttemptState attempt;
     attempt.number = d.value("attempt", static_cast<int>(state.attempts.size()) + 1);
     attempt.tag = d.value("tag", attempt_tag(state.run_id, attempt.number));
@@ -53,6 +58,9 @@ void apply(RunState& state, const Record& record)
     return;
   }
   if (record.type == "run_finished") {
+    if (state.finished) {
+      return;  // a second driver's verdict; the first stands
+    }
     state.finished = true;
     state.outcome = d.value("outcome", "");
     state.outcome_reason = d.value("reason", "");
@@ -65,6 +73,9 @@ void apply(RunState& state, const Record& record)
   if (record.type == "submit_started") {
     attempt->submit_started = true;
   } else if (record.type == "submitted") {
+    if (attempt->job_id) {
+      return;  // recorded twice (a second driver recovered it by tag)
+    }
     attempt->job_id = d.value("job_id", "");
     attempt->last_state = "SUBMITTED";
   } else if (record.type == "state") {
@@ -76,6 +87,9 @@ void apply(RunState& state, const Record& record)
   } else if (record.type == "memory") {
     attempt->max_allocated_bytes = std::max(attempt->max_allocated_bytes, d.value("max_allocated_bytes", 0.0));
   } else if (record.type == "attempt_finished") {
+    if (attempt->finished) {
+      return;
+    }
     attempt->finished = true;
     attempt->outcome = d.value("outcome", "");
     if (d.contains("state")) {

@@ -48,6 +48,9 @@ struct RunOptions
   std::vector<std::string> sbatch_args;  // passed to sbatch before the script
   watch::PollSchedule schedule;
   int submit_tries = 5;
+  // How long one sbatch call may take (the Slurm client's submit timeout);
+  // bounds the wait for an sbatch orphaned by a killed launchguard.
+  int submit_timeout_seconds = 60;
   std::chrono::milliseconds submit_backoff{std::chrono::seconds(2)};
   // Cancel a job whose logs show a fatal failure (an OOM on one rank) while
   // it still runs, after this grace: the other ranks would otherwise hang in

@@ -27,6 +27,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -413,6 +416,23 @@ std::string describe_status(const Result& result)
       "signal {} ({})", *result.signal, ::strsignal(*result.signal));
   }
   return fmt::format("exit code {}", result.exit_code);
+}
+
+bool any_process_with_argument(std::string_view needle)
+{
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::ifstream in(it->path() / "cmdline", std::ios::binary);
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(needle) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 } // namespace lg::process

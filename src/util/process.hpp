@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lg::process {
@@ -63,6 +64,11 @@ Result run(const Command& command);
 // Shell-quoted rendering of `command` for logs and error messages, with the
 // `env` overrides in front: "SLURM_CONF=/x sbatch --parsable job.sbatch".
 std::string to_display_string(const Command& command);
+
+// Return true if a process on this host has `needle` in one of its command
+// line arguments (read from /proc). Used to tell whether an sbatch started by
+// a launchguard that was killed is still in flight.
+bool any_process_with_argument(std::string_view needle);
 
 // Describe how `result` ended: "exit code 1" or "signal 9 (Killed)".
 std::string describe_status(const Result& result);

@@ -138,3 +138,35 @@ TOML
 lg_run() {
     "$LAUNCHGUARD" "$@" --state-dir "$work/state" --poll-interval 1 --poll-max 3
 }
+
+# As lg_run, in the background; $! is launchguard's own pid (exec), so
+# `kill -9 $!` kills launchguard, not a wrapper subshell.
+lg_bg() {
+    ( exec "$LAUNCHGUARD" "$@" --state-dir "$work/state" --poll-interval 1 --poll-max 3 ) &
+}
+
+# Print how many Slurm jobs carry tag $1 in their comment (waits up to 10 s
+# for slurmdbd to record comments of jobs that just ended).
+jobs_with_tag() {
+    local count=0
+    for _ in $(seq 20); do
+        count=$(sacct -X --parsable2 --noheader --format=JobID,Comment -S now-2hours 2>/dev/null \
+            | grep -c -- "$1" || true)
+        [ "$count" = 0 ] || break
+        sleep 0.5
+    done
+    echo "$count"
+}
+
+# Check that run $1 (in $work/state) succeeded with $2 attempts and exactly
+# one Slurm job per attempt.
+expect_run_clean() {
+    local run=$1 attempts=$2 n tag
+    lg_run runs "$run" --json > "runs-$run.json"
+    expect_eq "$(jq -r '.runs[0].outcome' "runs-$run.json")" "succeeded"
+    expect_eq "$(jq -r '.runs[0].attempts | length' "runs-$run.json")" "$attempts"
+    for n in $(seq 0 $((attempts - 1))); do
+        tag=$(jq -r ".runs[0].attempts[$n].tag" "runs-$run.json")
+        expect_eq "$(jobs_with_tag "$tag")" "1"
+    done
+}

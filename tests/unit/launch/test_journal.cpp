@@ -141,3 +141,54 @@ TEST_CASE("run_state: folding finishes attempts and the run")
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("launch");
+
+TEST_CASE("journal: a claim is held by one process; a dead holder's claim is taken over")
+{
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  CHECK(journal.claim("submit-a001", std::chrono::seconds(600)));
+  CHECK(journal.claim("submit-a001", std::chrono::seconds(600)));  // ours already
+  const pid_t child = ::fork();
+  if (child == 0) {
+    auto other = lg::launch::Journal::open(dir.path, journal.run_id());
+    ::_exit(other.claim("submit-a001", std::chrono::seconds(600)) ? 1 : 0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WEXITSTATUS(status) == 0);  // a live holder keeps it
+  // A claim left by a process that died is stale.
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    auto other = lg::launch::Journal::open(dir.path, journal.run_id());
+    ::_exit(other.claim("submit-a002", std::chrono::seconds(600)) ? 0 : 1);
+  }
+  ::waitpid(holder, &status, 0);
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(journal.claim("submit-a002", std::chrono::seconds(600)));
+}
+
+TEST_CASE("run_state: records written twice by two drivers count once")
+{
+  std::vector<lg::launch::Record> records;
+  auto add = [&](const char* type, nlohmann::json data) {
+    records.push_back({static_cast<std::int64_t>(records.size() + 1), type, "", std::move(data)});
+  };
+  add("run_created", {{"name", "j"}, {"max_attempts", 3}});
+  add("attempt_prepared", {{"attempt", 1}});
+  add("submitted", {{"attempt", 1}, {"job_id", "7"}});
+  add("submitted", {{"attempt", 1}, {"job_id", "7"}});
+  add("attempt_finished", {{"attempt", 1}, {"outcome", "failed"}});
+  add("attempt_finished", {{"attempt", 1}, {"outcome", "failed"}});
+  add("attempt_prepared", {{"attempt", 2}, {"fix", "expandable_segments"}});
+  add("attempt_prepared", {{"attempt", 2}, {"fix", "recompute_core_attn"}});
+  add("run_finished", {{"outcome", "succeeded"}});
+  add("run_finished", {{"outcome", "failed"}});
+  const auto state = lg::launch::fold("r", records);
+  REQUIRE(state.attempts.size() == 2);
+  CHECK(state.attempts[1].fix == "expandable_segments");
+  CHECK(state.outcome == "succeeded");
+}
+
+TEST_SUITE_END();
