@@ -41,11 +41,12 @@ std::string memory_fix(const estimate::Estimate& e)
       break;
     }
   }
+  bool fits_alone = pick != nullptr;
   if (pick == nullptr) {
+    // No single fix fits: name the one that saves most, and say so.
     for (const auto& w : e.what_if) {
-      if (w.saves_bytes > 0) {
+      if (w.saves_bytes > 0 && (pick == nullptr || w.saves_bytes > pick->saves_bytes)) {
         pick = &w;
-        break;
       }
     }
   }
@@ -53,7 +54,8 @@ std::string memory_fix(const estimate::Estimate& e)
     return "reduce memory: recompute, more pipeline stages (keeping DP), distributed optimizer; "
            "see `launchguard estimate`";
   }
-  return fmt::format("{} [{}]: peak {} -> {}{}", pick->description, pick->fix,
+  return fmt::format("{}{} [{}]: peak {} -> {}{}", fits_alone ? "" : "no single fix fits; the largest saving: ",
+                     pick->description, pick->fix,
                      format_bytes(e.peak_bytes), format_bytes(pick->peak_bytes),
                      pick->throughput_cost.empty()
                        ? std::string()
