@@ -3,6 +3,7 @@
 #include "audit/expand.hpp"
 
 #include <charconv>
+#include <limits>
 
 namespace lg::audit::detail {
 

@@ -122,13 +122,20 @@ void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Direc
 } // namespace
 
 std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
-                                       int first_command_offset)
+                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs)
 {
   std::vector<Directive> out;
+  std::size_t h = 0;
   for (std::size_t l = 0; l < line_starts.size(); ++l) {
     const auto begin = static_cast<std::size_t>(line_starts[l]);
     if (text.compare(begin, 7, "#SBATCH") != 0) {
       continue;
+    }
+    while (h < heredocs.size() && heredocs[h].second <= static_cast<int>(begin)) {
+      ++h;
+    }
+    if (h < heredocs.size() && heredocs[h].first <= static_cast<int>(begin)) {
+      continue;  // data (e.g. the job an `sbatch <<EOF` submits), not this script's directive
     }
     const std::size_t end = l + 1 < line_starts.size() ? static_cast<std::size_t>(line_starts[l + 1]) : text.size();
     const std::size_t body = begin + 7;

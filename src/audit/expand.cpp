@@ -5,6 +5,10 @@ namespace lg::audit::detail {
 
 namespace {
 
+// Bounds that keep self-doubling assignments (A="$A$A") linear.
+constexpr std::size_t k_max_word = 1 << 16;
+constexpr std::size_t k_max_words = 1 << 16;
+
 bool is_space(char c)
 {
   return c == ' ' || c == '\t' || c == '\n';
@@ -124,8 +128,11 @@ private:
   void flush()
   {
     if (m_started) {
-      if (m_cur.offset < 0) {
-        m_cur.offset = m_cur.value.first_offset();
+      for (int o : m_cur.value.offsets) {
+        if (o >= 0 || o <= -2) {
+          m_cur.offset = o >= 0 ? o : -(o + 2);
+          break;
+        }
       }
       m_out.push_back(std::move(m_cur));
     }
@@ -146,12 +153,22 @@ private:
 void Expander::append_split(const Word& item)
 {
   const Text& t = item.value;
+  if (m_out.size() > k_max_words || m_cur.value.text.size() + t.text.size() > k_max_word) {
+    m_cur.known = false;  // runaway growth: stop copying
+    m_cur.opaque = true;
+    m_started = true;
+    return;
+  }
   for (std::size_t i = 0; i < t.text.size(); ++i) {
     if (is_space(t.text[i])) {
       flush();
       continue;
     }
     m_cur.value.append(t.text[i], t.offsets[i]);
+    if (t.offsets[i] <= -2) {
+      m_cur.known = false;  // an unknown expansion inside the value
+      m_cur.opaque = true;
+    }
     m_started = true;
   }
 }
@@ -163,8 +180,11 @@ void Expander::unknown(const Part& part)
     m_cur.opaque = true;
   }
   const std::string shown = display(part);
+  // Unknown characters remember where the expansion was written; one seen
+  // again inside a `bash -c` text already carries such a marker.
+  const int marker = part.offset <= -2 ? part.offset : -(part.offset < 0 ? 0 : part.offset) - 2;
   for (char c : shown) {
-    m_cur.value.append(c, part.offset);
+    m_cur.value.append(c, marker);
   }
   m_started = true;
 }
@@ -183,7 +203,6 @@ void Expander::param(const Part& part)
   const bool all = part.index == "@";
   for (std::size_t k = 0; k < r.items.size(); ++k) {
     const Word& item = r.items[k];
-    m_cur.expanded.insert(m_cur.expanded.end(), item.expanded.begin(), item.expanded.end());
     if (!part.quoted && m_split == Split::yes) {
       if (k > 0) {
         flush();
@@ -195,6 +214,12 @@ void Expander::param(const Part& part)
       flush();
     } else if (k > 0) {
       m_cur.value.append(' ', -1);
+    }
+    m_cur.known = m_cur.known && item.known;
+    m_cur.opaque = m_cur.opaque || item.opaque;
+    if (m_cur.value.text.size() + item.value.text.size() > k_max_word) {
+      m_cur.known = false;  // runaway growth (A="$A$A" …): stop copying
+      continue;
     }
     m_cur.value.append(item.value);
     m_started = true;

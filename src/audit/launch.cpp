@@ -15,6 +15,8 @@ bool is_torchrun_module(const std::string& module)
   return module == "torch.distributed.run" || module == "torch.distributed.launch";
 }
 
+bool is_wrapper(const std::string& base);
+
 bool is_python(const std::string& base)
 {
   return base == "python" || base == "python3" || base.starts_with("python3.");
@@ -41,6 +43,8 @@ private:
   bool step();
   bool python_step();
   bool shell_step();
+  bool env_step();
+  bool wrapper_step(const std::string& base);
   LaunchStage& push(const std::string& tool);
   LaunchStage& push_virtual(const std::string& tool, int offset);
 
@@ -254,6 +258,61 @@ bool ChainParser::shell_step()
   return false;
 }
 
+// env [-i] [-u NAME] NAME=VALUE… COMMAND
+bool ChainParser::env_step()
+{
+  push("env");
+  while (const Word* a = peek()) {
+    const auto eq = a->text().find('=');
+    if (a->text() == "-u" || a->text() == "-i") {
+      m_i += a->text() == "-u" ? 2 : 1;
+    } else if (eq != std::string::npos && eq > 0 && !a->text().starts_with("-")) {
+      Assignment env;
+      env.name = a->text().substr(0, eq);
+      env.value.push_back(word_tail(*a, eq + 1));
+      env.known = a->known;
+      env.exported = true;
+      env.prefix = true;
+      env.offset = a->offset;
+      m_launch.env.push_back(std::move(env));
+      ++m_i;
+    } else {
+      break;
+    }
+  }
+  return true;
+}
+
+bool is_wrapper(const std::string& base)
+{
+  static constexpr std::array<std::string_view, 12> k_wrappers = {
+    "numactl", "taskset", "nice", "ionice", "stdbuf", "nsys", "ncu", "time", "exec", "nohup",
+    "apptainer", "singularity"};
+  for (auto wrapper : k_wrappers) {
+    if (base == wrapper) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// numactl/taskset/nsys profile/apptainer exec IMAGE/…: options, then the command.
+bool ChainParser::wrapper_step(const std::string& base)
+{
+  LaunchStage& stage = push(base);
+  if (base == "nsys" || base == "apptainer" || base == "singularity") {
+    ++m_i;  // the subcommand: profile, exec, run
+  }
+  options(stage, base == "numactl" || base == "taskset" ? numactl_grammar() : generic_grammar());
+  if ((base == "apptainer" || base == "singularity") && m_i < m_words.size()) {
+    ++m_i;  // the image
+  }
+  if (base == "taskset" && m_i < m_words.size() && !looks_like_program(m_words[m_i].text())) {
+    ++m_i;  // the cpu list
+  }
+  return true;
+}
+
 // One wrapper of the chain; false when the chain ended.
 bool ChainParser::step()
 {
@@ -301,45 +360,10 @@ bool ChainParser::step()
     return shell_step();
   }
   if (base == "env") {
-    push("env");
-    while (const Word* a = peek()) {
-      const auto eq = a->text().find('=');
-      if (a->text() == "-u" || a->text() == "-i") {
-        m_i += a->text() == "-u" ? 2 : 1;
-      } else if (eq != std::string::npos && eq > 0 && !a->text().starts_with("-")) {
-        Assignment env;
-        env.name = a->text().substr(0, eq);
-        env.value.push_back(word_tail(*a, eq + 1));
-        env.known = a->known;
-        env.exported = true;
-        env.prefix = true;
-        env.offset = a->offset;
-        m_launch.env.push_back(std::move(env));
-        ++m_i;
-      } else {
-        break;
-      }
-    }
-    return true;
+    return env_step();
   }
-  static constexpr std::array<std::string_view, 12> k_wrappers = {
-    "numactl", "taskset", "nice", "ionice", "stdbuf", "nsys", "ncu", "time", "exec", "nohup",
-    "apptainer", "singularity"};
-  for (auto wrapper : k_wrappers) {
-    if (base == wrapper) {
-      LaunchStage& stage = push(base);
-      if (base == "nsys" || base == "apptainer" || base == "singularity") {
-        ++m_i;  // the subcommand: profile, exec, run
-      }
-      options(stage, base == "numactl" || base == "taskset" ? numactl_grammar() : generic_grammar());
-      if ((base == "apptainer" || base == "singularity") && m_i < m_words.size()) {
-        ++m_i;  // the image
-      }
-      if (base == "taskset" && m_i < m_words.size() && !looks_like_program(m_words[m_i].text())) {
-        ++m_i;  // the cpu list
-      }
-      return true;
-    }
+  if (is_wrapper(base)) {
+    return wrapper_step(base);
   }
   finish_program(base.ends_with(".py"));
   return false;

@@ -18,8 +18,9 @@ struct Position
   int column = 0;  // 1-based; 0 = unknown
 };
 
-// Text whose characters each remember the script offset they came from (-1
-// when made up, e.g. by arithmetic).
+// Text whose characters each remember the script offset they came from: -1
+// when made up (a space joining array items), <= -2 for the characters of an
+// unknown expansion kept as source text (the expansion was at -(o + 2)).
 struct Text
 {
   std::string text;
@@ -83,6 +84,7 @@ struct Assignment
   bool exported = false;    // exported after this statement
   bool literal = false;     // the value was written literally (no expansion)
   bool prefix = false;      // `NAME=v command`: only for that command
+  bool append = false;      // ARR+=(…): `value` holds only the appended elements
   int offset = -1;          // of the name
   int value_offset = -1;    // of the first value character (-1: none)
   int value_end = -1;       // one past the value's last source character

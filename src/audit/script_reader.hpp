@@ -24,10 +24,10 @@ ScriptModel read_script(std::string text, const ReadOptions& options = {});
 
 namespace detail {
 
-// The #SBATCH options of `text`; those after `first_command_offset` are
-// marked ignored.
+// The #SBATCH options of `text`, outside the heredoc bodies (sorted
+// [begin, end) offsets); those after `first_command_offset` are marked ignored.
 std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
-                                       int first_command_offset);
+                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs);
 
 } // namespace detail
 

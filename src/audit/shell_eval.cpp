@@ -8,6 +8,8 @@ namespace lg::audit::detail {
 
 namespace {
 
+constexpr std::size_t k_max_items = 1 << 16;  // array elements kept per variable
+
 // The text of a word made of one unquoted literal, or "".
 std::string plain(const RawWord& word)
 {
@@ -89,7 +91,7 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
     a.is_array = true;
     for (const auto& element : word.elements) {
       for (auto& w : expand(element, context, Split::yes)) {
-        a.known = a.known && w.known && !w.opaque;
+        a.known = a.known && w.known;
         a.value.push_back(std::move(w));
       }
     }
@@ -110,16 +112,26 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
   if (append) {
     const auto it = m_vars.find(a.name);
     if (it != m_vars.end()) {
-      std::vector<Word> combined = it->second.items;
-      if (a.is_array || it->second.is_array) {
-        combined.insert(combined.end(), a.value.begin(), a.value.end());
-      } else if (!combined.empty() && !a.value.empty()) {
-        combined.front().value.append(a.value.front().value);
-        combined.front().known = combined.front().known && a.value.front().known;
+      Var& var = it->second;
+      if (a.is_array || var.is_array) {
+        // The record keeps only the appended elements; the variable grows in
+        // place (linear in the script, not quadratic).
+        if (var.items.size() + a.value.size() <= k_max_items) {
+          var.items.insert(var.items.end(), a.value.begin(), a.value.end());
+        }
+        var.is_array = true;
+        var.offset = a.offset;
+        a.is_array = true;
+        a.append = true;
+      } else if (!var.items.empty() && !a.value.empty()) {
+        Word joined = var.items.front();
+        if (joined.value.text.size() < (1U << 16)) {
+          joined.value.append(a.value.front().value);
+        }
+        joined.known = joined.known && a.value.front().known;
+        a.value.front() = std::move(joined);
       }
-      a.is_array = a.is_array || it->second.is_array;
-      a.known = a.known && it->second.known;
-      a.value = std::move(combined);
+      a.known = a.known && var.known;
     }
   }
   return a;
@@ -128,9 +140,13 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
 void Evaluator::apply(Assignment assignment, bool export_it)
 {
   Var& var = m_vars[assignment.name];
-  var.items = assignment.value;
-  var.is_array = assignment.is_array;
-  var.known = assignment.known;
+  if (!assignment.append) {
+    var.items = assignment.value;
+    var.is_array = assignment.is_array;
+  }
+  // Unknown parts stay marked in the items (and inside a string's text), so
+  // the known items of an array are still used.
+  var.known = true;
   var.exported = var.exported || export_it || m_allexport;
   var.offset = assignment.offset;
   assignment.exported = var.exported;

@@ -103,7 +103,11 @@ SubScript Evaluator::run_sub(const Word& text)
   ScriptModel scratch;
   Evaluator child(scratch, std::move(exported), false, m_template, m_depth + 1);
   child.run(lex(text.value, 1));
-  m_model.uses.insert(m_model.uses.end(), scratch.uses.begin(), scratch.uses.end());
+  for (const auto& use : scratch.uses) {
+    if (use.offset >= 0) {  // not a batch-shell expansion seen again
+      m_model.uses.push_back(use);
+    }
+  }
   if (scratch.launches.empty()) {
     return out;
   }

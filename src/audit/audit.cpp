@@ -1,0 +1,126 @@
+// audit_text (audit.hpp): read, build the job, run the producers, sort.
+#include "audit/audit.hpp"
+
+#include "audit/findings.hpp"
+#include "audit/script_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace lg::audit {
+
+namespace detail {
+
+AuditFinding& FindingContext::add(Severity severity, const char* rule, std::string message, std::string fix,
+                                  int offset)
+{
+  const Position p = model.position(offset);
+  AuditFinding finding;
+  finding.diagnostic = Diagnostic{severity, rule, std::move(message), std::move(fix),
+                                  SourceLocation{path, p.line == 0 ? 1 : p.line, p.column}};
+  out.push_back(std::move(finding));
+  return out.back();
+}
+
+bool runtime_variable(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 18> k_prefixes = {
+    "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVTE_", "OMP_", "HF_", "TRANSFORMERS_", "TRITON_",
+    "UCX_", "FI_", "GLOO_", "TOKENIZERS_", "CUBLAS_", "NVLINK_", "NUM_OF_", "CUDNN", "MASTER_"};
+  for (auto prefix : k_prefixes) {
+    if (name.starts_with(prefix)) {
+      return true;
+    }
+  }
+  return name == "WORLD_SIZE" || name == "PYTHONPATH" || name == "USE_MNNVL" || name == "LD_LIBRARY_PATH";
+}
+
+std::pair<int, int> own_lines(const ScriptModel& model, int command)
+{
+  if (command < 0 || static_cast<std::size_t>(command) >= model.commands.size()) {
+    return {-1, -1};
+  }
+  const Command& c = model.commands[static_cast<std::size_t>(command)];
+  if (c.begin < 0 || c.end <= c.begin) {
+    return {-1, -1};
+  }
+  const int begin = model.line_begin(model.line_of(c.begin));
+  const std::string& t = model.text;
+  for (int i = begin; i < c.begin; ++i) {
+    if (t[static_cast<std::size_t>(i)] != ' ' && t[static_cast<std::size_t>(i)] != '\t') {
+      return {-1, -1};
+    }
+  }
+  auto i = static_cast<std::size_t>(c.end);
+  while (i < t.size() && (t[i] == ' ' || t[i] == '\t' || t[i] == ';' || t[i] == '\r')) {
+    ++i;
+  }
+  if (i < t.size() && t[i] != '\n' && t[i] != '#') {
+    return {-1, -1};
+  }
+  const auto eol = t.find('\n', i);
+  return {begin, eol == std::string::npos ? static_cast<int>(t.size()) : static_cast<int>(eol) + 1};
+}
+
+} // namespace detail
+
+namespace {
+
+int severity_rank(Severity s)
+{
+  return s == Severity::error ? 0 : s == Severity::warning ? 1 : 2;
+}
+
+} // namespace
+
+AuditResult audit_text(const std::string& text, const std::string& path, const AuditOptions& options)
+{
+  ReadOptions read;
+  read.template_mode = options.template_mode;
+  const ScriptModel model = read_script(text, read);
+  const ScriptJob job = job_from_script(model, options.gpu, path);
+  AuditResult result;
+  result.path = path;
+  detail::FindingContext context{model, job, options, path, result.findings};
+  detail::job_findings(context);
+  detail::env_findings(context);
+  detail::hygiene_findings(context);
+  detail::launch_findings(context);
+  detail::secret_findings(context);
+  std::stable_sort(result.findings.begin(), result.findings.end(), [](const AuditFinding& a, const AuditFinding& b) {
+    const int la = a.diagnostic.where ? a.diagnostic.where->line : 0;
+    const int lb = b.diagnostic.where ? b.diagnostic.where->line : 0;
+    if (la != lb) {
+      return la < lb;
+    }
+    return severity_rank(a.diagnostic.severity) < severity_rank(b.diagnostic.severity);
+  });
+  result.unknown.assign(job.unknown.begin(), job.unknown.end());
+  return result;
+}
+
+const std::vector<AuditRuleInfo>& audit_rules()
+{
+  static const std::vector<AuditRuleInfo> k_rules = {
+    {"audit.export_after_launch", Severity::warning, "a runtime variable is exported after the launch line"},
+    {"audit.not_exported", Severity::warning, "a runtime variable is assigned but never exported"},
+    {"audit.missing_variable", Severity::error, "a variable Megatron requires is not set before the launch line"},
+    {"audit.per_task_variable", Severity::error, "a per-task Slurm variable is expanded once, on the batch host"},
+    {"audit.torchrun_tasks_per_node", Severity::error, "torchrun under srun with more than one task per node"},
+    {"audit.container_env", Severity::advice, "composed variables missing from --container-env"},
+    {"audit.signal", Severity::warning, "--signal missing, or not the signal the trainer handles"},
+    {"audit.xtrace_secret", Severity::warning, "set -x is on where a secret is assigned or used"},
+    {"audit.secret_in_script", Severity::error, "a token or password is written into the script"},
+    {"audit.placeholder", Severity::error, "a leftover placeholder (<…>, {{…}}, your_…, /path/to/…)"},
+    {"audit.nodes_duplicated", Severity::error, "the node count is repeated in the launcher"},
+    {"audit.gpus_mismatch", Severity::error, "processes per node do not match the GPUs per node"},
+    {"audit.output_directory", Severity::warning, "--output/--error into a directory that does not exist"},
+    {"audit.directive_ignored", Severity::warning, "#SBATCH after the first command is ignored by sbatch"},
+    {"audit.megatron_args", Severity::error, "a Megatron-LM argument on the launch line is malformed"},
+    {"audit.memory_unknown", Severity::advice, "memory not estimated: some model or cluster values are unknown"},
+  };
+  return k_rules;
+}
+
+} // namespace lg::audit

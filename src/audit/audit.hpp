@@ -1,0 +1,59 @@
+// `launchguard audit`: existing sbatch scripts, line by line. The same
+// knowledge as `check` and `env` (rules::check, env::compose) placed on the
+// script's lines, plus launch hygiene rules (audit.*), each finding with a
+// fix and, where the fix is mechanical, the edits that apply it. Pure: the
+// caller reads files and provides the one file-system question asked.
+#pragma once
+
+#include "config/job_spec.hpp"
+#include "util/diagnostic.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lg::audit {
+
+// Replace the script bytes [begin, end) with `text` (begin == end inserts).
+struct Edit
+{
+  int begin = 0;
+  int end = 0;
+  std::string text;
+};
+
+struct AuditFinding
+{
+  Diagnostic diagnostic;     // where: {path, line, column}
+  std::vector<Edit> edits;   // empty when the fix needs a person
+};
+
+struct AuditOptions
+{
+  config::GpuSpec gpu;         // the GPU the script runs on (generation matters)
+  bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
+  // Does the directory exist? Asked for #SBATCH --output/--error; null skips
+  // the rule.
+  std::function<bool(const std::string& directory)> directory_exists;
+};
+
+struct AuditResult
+{
+  std::string path;
+  std::vector<AuditFinding> findings;  // by line, then severity
+  std::vector<std::string> unknown;    // JobSpec keys that could not be known statically
+};
+
+// Audit the script `text` (named `path` in findings).
+AuditResult audit_text(const std::string& text, const std::string& path, const AuditOptions& options);
+
+// One audit.* rule, for SARIF and docs/audit.md.
+struct AuditRuleInfo
+{
+  const char* id;
+  Severity severity;  // the most severe level its findings carry
+  const char* summary;
+};
+const std::vector<AuditRuleInfo>& audit_rules();
+
+} // namespace lg::audit

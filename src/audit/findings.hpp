@@ -1,0 +1,44 @@
+// Internal to src/audit: the finding producers audit_text runs, and small
+// helpers they share.
+#pragma once
+
+#include "audit/audit.hpp"
+#include "audit/job_from_script.hpp"
+#include "audit/script_model.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lg::audit::detail {
+
+struct FindingContext
+{
+  const ScriptModel& model;
+  const ScriptJob& job;
+  const AuditOptions& options;
+  const std::string& path;
+  std::vector<AuditFinding>& out;
+
+  // Add a finding at script `offset` (-1: line 1).
+  AuditFinding& add(Severity severity, const char* rule, std::string message, std::string fix, int offset);
+};
+
+void job_findings(FindingContext& context);      // rules::check on the launch line's JobSpec
+void env_findings(FindingContext& context);      // env::compose on the launch environment
+void hygiene_findings(FindingContext& context);  // exports, directives, placeholders, output
+void launch_findings(FindingContext& context);   // tasks, per-task variables, container env, signal, nodes
+void secret_findings(FindingContext& context);   // set -x and tokens
+
+// True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
+// /path/to/…, CHANGEME.
+bool placeholder(std::string_view text, bool template_mode);
+
+// True for names the training processes read (CUDA_*, NCCL_*, PYTORCH_*, …).
+bool runtime_variable(const std::string& name);
+
+// The byte range of the whole lines holding command `command`, if nothing
+// else shares them; (-1, -1) otherwise.
+std::pair<int, int> own_lines(const ScriptModel& model, int command);
+
+} // namespace lg::audit::detail

@@ -1,0 +1,167 @@
+// rules::check on the launch line's JobSpec, placed on the script's words.
+// A finding is kept only when it points at a word of the script and every
+// key it depends on is known (table below); memory is estimated only when the
+// model and the cluster are fully known.
+#include "audit/findings.hpp"
+
+#include "estimate/estimate.hpp"
+#include "rules/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <initializer_list>
+#include <string_view>
+
+namespace lg::audit::detail {
+
+namespace {
+
+struct Dependency
+{
+  std::string_view rule;  // id or id prefix
+  std::initializer_list<const char*> keys;
+};
+
+// Keys a rule reads besides the one it points at.
+const std::array<Dependency, 18>& dependencies()
+{
+  static const std::array<Dependency, 18> k_table = {{
+    {"parallelism.world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
+    {"parallelism.expert_world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.ep", "parallelism.etp"}},
+    {"parallelism.gbs_divisible", {"cluster", "training.global_batch_size", "training.micro_batch_size", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
+    {"parallelism.heads_divisible_by_tp", {"model.num_attention_heads", "parallelism.tp"}},
+    {"parallelism.layers_divisible_by_pp", {"model.num_layers", "parallelism.pp"}},
+    {"parallelism.query_groups_vs_tp", {"model.num_query_groups", "model.num_attention_heads", "parallelism.tp"}},
+    {"parallelism.first_stage_layers", {"model.num_layers", "parallelism.pp"}},
+    {"parallelism.last_stage_layers", {"model.num_layers", "parallelism.pp"}},
+    {"parallelism.uneven_pp", {"model.num_layers", "parallelism.pp"}},
+    {"parallelism.tp_within_nvlink", {"cluster", "parallelism.tp"}},
+    {"pipeline.vpp_layers_divisible", {"model.num_layers", "parallelism.pp", "parallelism.vpp"}},
+    {"pipeline.vpp_microbatch", {"cluster", "training.global_batch_size", "training.micro_batch_size"}},
+    {"model.", {"model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
+    {"precision.dims_divisible_by_16", {"model.hidden_size", "model.ffn_hidden_size"}},
+    {"context_parallel.", {"model.seq_length", "parallelism.cp"}},
+    {"moe.experts_divisible_by_ep", {"model.moe.num_experts", "parallelism.ep"}},
+    {"memory.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
+    {"advice.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
+  }};
+  return k_table;
+}
+
+bool dependencies_known(const ScriptJob& job, const std::string& rule)
+{
+  for (const auto& dep : dependencies()) {
+    if (!rule.starts_with(dep.rule)) {
+      continue;
+    }
+    for (const char* key : dep.keys) {
+      if (!job.key_known(key)) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool allocator_expandable(const ScriptJob& job)
+{
+  const Assignment* conf = job.env("PYTORCH_CUDA_ALLOC_CONF");
+  return conf != nullptr && !conf->value.empty()
+         && conf->value.front().text().find("expandable_segments:True") != std::string::npos;
+}
+
+std::string unknown_list(const ScriptJob& job)
+{
+  std::string out;
+  for (const auto& key : job.unknown) {
+    out += (out.empty() ? "" : ", ") + key;
+  }
+  if (job.args_opaque) {
+    out += std::string(out.empty() ? "" : ", ") + "arguments hidden in unknown variables";
+  }
+  return out.empty() ? "none" : out;
+}
+
+// A job-file key in a rule's fix, as the script spells it.
+std::string script_terms(std::string fix)
+{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 16> k_terms = {{
+    {"parallelism.sequence_parallel", "--sequence-parallel"}, {"parallelism.first_stage_layers", "--decoder-first-pipeline-num-layers"},
+    {"parallelism.last_stage_layers", "--decoder-last-pipeline-num-layers"}, {"parallelism.vpp", "--num-virtual-stages-per-pipeline-rank"},
+    {"parallelism.tp", "--tensor-model-parallel-size"}, {"parallelism.pp", "--pipeline-model-parallel-size"},
+    {"parallelism.cp", "--context-parallel-size"}, {"parallelism.etp", "--expert-tensor-parallel-size"},
+    {"parallelism.ep", "--expert-model-parallel-size"}, {"cluster.nodes", "#SBATCH --nodes"},
+    {"cluster.gpus_per_node", "GPUs per node"}, {"training.cpu_offloading_layers", "--cpu-offloading-num-layers"},
+    {"training.micro_batch_size", "--micro-batch-size"}, {"training.global_batch_size", "--global-batch-size"},
+    {"training.distributed_optimizer", "--use-distributed-optimizer"}, {"training.recompute", "--recompute-granularity"},
+  }};
+  for (const auto& [key, flag] : k_terms) {
+    for (auto at = fix.find(key); at != std::string::npos; at = fix.find(key, at + flag.size())) {
+      const std::size_t end = at + key.size();
+      if (end < fix.size() && (std::isalnum(static_cast<unsigned char>(fix[end])) != 0 || fix[end] == '_')) {
+        continue;
+      }
+      fix.replace(at, key.size(), flag);
+    }
+  }
+  return fix;
+}
+
+} // namespace
+
+void job_findings(FindingContext& context)
+{
+  const ScriptJob& job = context.job;
+  if (job.args_error) {
+    context.add(Severity::error, "audit.megatron_args", job.args_error->first,
+                "correct the argument; Megatron-LM stops at startup on it", job.args_error->second);
+  }
+  if (!job.megatron) {
+    return;
+  }
+  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque
+                         && job.spec.cluster.gpu_info.capacity_bytes > 0;
+  estimate::Estimate estimate;
+  if (estimable) {
+    estimate::Options options;
+    options.expandable_segments = allocator_expandable(job);
+    estimate = estimate::estimate(job.spec, options);
+  } else {
+    context.add(Severity::advice, "audit.memory_unknown",
+                fmt::format("per-GPU memory not estimated: unknown statically: {}", unknown_list(job)),
+                "write the model and parallelism flags and the node/GPU counts literally (or in variables "
+                "set in the script), or run `launchguard check` on the job",
+                job.launch->program->offset);
+  }
+  std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);
+  bool deepspeed = job.launch->has("deepspeed");
+  for (const auto& w : job.launch->args) {
+    deepspeed = deepspeed || (w.known && (w.text() == "--deepspeed" || w.text().starts_with("--deepspeed_config")));
+  }
+  const bool world_fired = std::any_of(diagnostics.begin(), diagnostics.end(),
+                                       [](const Diagnostic& d) { return d.rule == "parallelism.world_size"; });
+  for (auto& diagnostic : diagnostics) {
+    if (world_fired && diagnostic.rule == "parallelism.expert_world_size" && job.spec.parallelism.ep == 1) {
+      continue;  // the same divisibility as world_size when ep = 1
+    }
+    if (deepspeed && diagnostic.rule.starts_with("optimizer.")) {
+      continue;  // Megatron-DeepSpeed: ZeRO, not Megatron's optimizer, shards the state
+    }
+    if (!diagnostic.where || diagnostic.where->file != context.path || diagnostic.where->line == 0
+        || !dependencies_known(job, diagnostic.rule)) {
+      continue;
+    }
+    if (!estimable && (diagnostic.rule.starts_with("memory.") || diagnostic.rule.starts_with("advice."))) {
+      continue;
+    }
+    AuditFinding finding;
+    diagnostic.fix = script_terms(diagnostic.fix);
+    finding.diagnostic = std::move(diagnostic);
+    context.out.push_back(std::move(finding));
+  }
+}
+
+} // namespace lg::audit::detail

@@ -1,0 +1,227 @@
+// Launch hygiene: torchrun with several tasks per node, per-task variables
+// expanded on the batch host, pyxis --container-env, --signal, node and GPU
+// counts repeated in the launcher.
+#include "audit/findings.hpp"
+
+#include "env/policy.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <set>
+
+namespace lg::audit::detail {
+
+namespace {
+
+int integer(const std::string& text)
+{
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end == text.data() + text.size() ? v : 0;
+}
+
+bool per_task(const std::string& name)
+{
+  return name == "SLURM_PROCID" || name == "SLURM_LOCALID" || name == "SLURM_NODEID" || name == "SLURM_TASK_PID"
+         || name == "SLURM_GTIDS";
+}
+
+void torchrun_tasks(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || !l->has("srun") || !(l->has("torchrun") || l->has("deepspeed")) || c.job.tasks_per_node <= 1) {
+    return;
+  }
+  const LaunchOption* option = l->stage("srun")->find("ntasks-per-node");
+  const Directive* d = c.model.directive("ntasks-per-node");
+  const int at = option != nullptr ? option->offset : d != nullptr ? d->offset : l->stages.front().offset;
+  c.add(Severity::error, "audit.torchrun_tasks_per_node",
+        fmt::format("{} tasks per node each start {}: {} launchers per node fight over the rendezvous port "
+                    "(EADDRINUSE) and spawn {}x the processes",
+                    c.job.tasks_per_node, l->has("torchrun") ? "torchrun" : "deepspeed", c.job.tasks_per_node,
+                    c.job.tasks_per_node),
+        "use --ntasks-per-node=1 with torchrun (it starts one worker per GPU itself), or drop torchrun and let "
+        "srun start one task per GPU",
+        at);
+}
+
+// Severity for a per-task variable: error when the job has several tasks,
+// nothing when it provably has one.
+std::optional<Severity> per_task_severity(const ScriptJob& job, const std::string& name)
+{
+  const int nodes = job.nodes;
+  const int tasks = job.tasks_per_node;
+  const bool node_level = name == "SLURM_NODEID";
+  const int many = node_level ? nodes : (nodes > 0 && tasks > 0 ? nodes * tasks : 0);
+  if (many == 1 || (!node_level && nodes == 1 && tasks == 1)) {
+    return std::nullopt;
+  }
+  return many > 1 ? Severity::error : Severity::warning;
+}
+
+// Batch-shell expansions of per-task variables that reach tasks: in a srun or
+// mpirun launch line, through a variable that launch line expands, or through
+// an exported variable (every task inherits the batch host's value).
+void per_task_variables(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const bool remote = l != nullptr && (l->has("srun") || l->has("mpirun"));
+  std::set<std::string> expanded;
+  if (remote) {
+    for (const auto& w : c.model.commands[static_cast<std::size_t>(l->command)].words) {
+      expanded.insert(w.expanded.begin(), w.expanded.end());
+    }
+  }
+  const int launch_begin = remote ? c.model.commands[static_cast<std::size_t>(l->command)].begin : -1;
+  for (const auto& use : c.model.uses) {
+    if (!use.batch_shell || !per_task(use.name)) {
+      continue;
+    }
+    bool relevant = remote && use.command == l->command;
+    for (const auto& a : c.model.assignments) {
+      if (a.command == use.command && !a.prefix
+          && (a.exported || (remote && a.offset < launch_begin && expanded.count(a.name) != 0))) {
+        relevant = true;
+      }
+    }
+    const auto severity = per_task_severity(c.job, use.name);
+    if (!relevant || !severity) {
+      continue;
+    }
+    c.add(*severity, "audit.per_task_variable",
+          fmt::format("${} is expanded by the batch shell, once, on the first node: every task gets that node's "
+                      "value ({} there), not its own",
+                      use.name, use.name == "SLURM_PROCID" || use.name == "SLURM_LOCALID" || use.name == "SLURM_NODEID" ? "0" : "one value"),
+          fmt::format("escape it (\\${}) inside a single-quoted `bash -c '…'` so each task expands it, or let the "
+                      "launcher derive ranks (torchrun --node_rank from the rendezvous)",
+                      use.name),
+          use.offset);
+  }
+}
+
+void container_env(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* srun = l == nullptr ? nullptr : l->stage("srun");
+  if (srun == nullptr || srun->find("container-image") == nullptr) {
+    return;
+  }
+  std::set<std::string> listed;
+  const LaunchOption* env_option = srun->find("container-env");
+  if (env_option != nullptr && env_option->value) {
+    std::string item;
+    for (char ch : env_option->value->text() + ",") {
+      if (ch == ',') {
+        listed.insert(item);
+        item.clear();
+      } else {
+        item += ch;
+      }
+    }
+  }
+  std::string missing;
+  for (const auto& a : c.job.environment) {
+    bool policy = false;
+    for (const auto& row : env::policy_rows()) {
+      policy = policy || a.name == row.name;
+    }
+    if ((policy || a.name == "PYTORCH_CUDA_ALLOC_CONF") && !a.prefix && listed.count(a.name) == 0) {
+      missing += (missing.empty() ? "" : ",") + a.name;
+    }
+  }
+  if (missing.empty()) {
+    return;
+  }
+  auto& finding = c.add(Severity::advice, "audit.container_env",
+                        fmt::format("the container may define {} itself, and pyxis keeps an image's value over the "
+                                    "host's unless the name is in --container-env",
+                                    missing),
+                        fmt::format("add --container-env={}", missing), srun->find("container-image")->offset);
+  if (env_option != nullptr && env_option->value && env_option->value->known && !env_option->value->value.offsets.empty()
+      && env_option->value->value.offsets.back() >= 0) {
+    const int end = env_option->value->value.offsets.back() + 1;
+    finding.edits.push_back(Edit{end, end, "," + missing});
+  }
+}
+
+void duplicated_counts(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const Directive* nodes = c.model.directive("nodes");
+  if (l == nullptr || nodes == nullptr || integer(nodes->value) <= 0) {
+    return;
+  }
+  const int directive_line = c.model.line_of(nodes->offset);
+  for (const auto& stage : l->stages) {
+    const LaunchOption* o = stage.tool == "torchrun" ? stage.find("nnodes")
+                            : stage.tool == "deepspeed" ? stage.find("num-nodes")
+                                                        : nullptr;
+    if (o == nullptr || !o->value || !o->value->known) {
+      continue;
+    }
+    bool from_directive = false;
+    for (int off : o->value->value.offsets) {
+      from_directive = from_directive || (off >= 0 && c.model.line_of(off) == directive_line);
+    }
+    const int count = integer(o->value->text());
+    if (from_directive || count <= 0) {
+      continue;
+    }
+    const bool differs = count != integer(nodes->value);
+    c.add(differs ? Severity::error : Severity::advice, "audit.nodes_duplicated",
+          differs ? fmt::format("{} is told {} nodes but the allocation has {} (#SBATCH {} line {}): the "
+                                "rendezvous waits for nodes that never come",
+                                stage.tool, count, nodes->value, nodes->spelled, directive_line)
+                  : fmt::format("the node count {} is written twice (#SBATCH line {} and {}): they drift apart "
+                                "when one is edited",
+                                count, directive_line, stage.tool),
+          "pass \"$SLURM_JOB_NUM_NODES\" to the launcher", o->value->offset);
+  }
+}
+
+void gpus_mismatch(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const int gpus = c.job.gpus_per_node;
+  if (l == nullptr || gpus <= 0) {
+    return;
+  }
+  int per_node = 0;
+  int at = -1;
+  if (const LaunchStage* t = l->stage("torchrun")) {
+    const LaunchOption* o = t->find("nproc-per-node");
+    if (o != nullptr && o->value && o->value->known) {
+      per_node = integer(o->value->text());
+      at = o->value->offset;
+    }
+  } else if (l->has("srun") && l->python && c.job.megatron && c.job.tasks_per_node > 0) {
+    per_node = c.job.tasks_per_node;
+    at = l->stage("srun")->offset;
+  }
+  if (per_node <= 0 || per_node == gpus) {
+    return;
+  }
+  const bool over = per_node > gpus;
+  c.add(over ? Severity::error : Severity::warning, "audit.gpus_mismatch",
+        fmt::format("{} processes per node on {} GPUs per node: {}", per_node, gpus,
+                    over ? "ranks share GPUs and run out of memory or fail to initialise NCCL"
+                         : "some GPUs stay idle for the whole job"),
+        fmt::format("start {} processes per node (or request {} GPUs per node)", gpus, per_node), at);
+}
+
+} // namespace
+
+void signal_findings(FindingContext& c);  // findings_secrets.cpp
+
+void launch_findings(FindingContext& c)
+{
+  torchrun_tasks(c);
+  per_task_variables(c);
+  container_env(c);
+  duplicated_counts(c);
+  gpus_mismatch(c);
+  signal_findings(c);
+}
+
+} // namespace lg::audit::detail

@@ -1,0 +1,112 @@
+// Nodes, GPUs, tasks and the training world size of a script (job_from_script.hpp).
+#include "audit/job_from_script.hpp"
+
+#include <charconv>
+
+namespace lg::audit {
+
+namespace {
+
+int integer(const std::string& text)
+{
+  int v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  return ec == std::errc() && end == text.data() + text.size() && v > 0 ? v : 0;
+}
+
+int option_int(const LaunchStage* stage, const char* name, int fallback)
+{
+  if (stage == nullptr) {
+    return fallback;
+  }
+  const LaunchOption* option = stage->find(name);
+  if (option == nullptr) {
+    return fallback;
+  }
+  return option->value && option->value->known ? integer(option->value->text()) : 0;
+}
+
+int option_offset(const LaunchStage* stage, const char* name, int fallback)
+{
+  const LaunchOption* option = stage == nullptr ? nullptr : stage->find(name);
+  return option == nullptr ? fallback : (option->value ? option->value->offset : option->offset);
+}
+
+int directive_int(const ScriptModel& model, const char* name)
+{
+  const Directive* d = model.directive(name);
+  return d == nullptr ? 0 : integer(d->value);
+}
+
+} // namespace
+
+int gpu_count(const std::string& value)
+{
+  std::string text = value;
+  if (const auto paren = text.find('('); paren != std::string::npos) {
+    text.resize(paren);
+  }
+  if (const auto comma = text.find(','); comma != std::string::npos) {
+    text.resize(comma);
+  }
+  const auto colon = text.rfind(':');
+  return integer(colon == std::string::npos ? text : text.substr(colon + 1));
+}
+
+void read_cluster(const ScriptModel& model, ScriptJob& job)
+{
+  job.nodes = directive_int(model, "nodes");
+  if (const Directive* d = model.directive("gpus-per-node")) {
+    job.gpus_per_node = gpu_count(d->value);
+  } else if (const Directive* g = model.directive("gres"); g != nullptr && g->value.starts_with("gpu")) {
+    job.gpus_per_node = gpu_count(g->value);
+  } else if (const int total = directive_int(model, "gpus"); total > 0 && job.nodes > 0 && total % job.nodes == 0) {
+    job.gpus_per_node = total / job.nodes;
+  }
+  const LaunchStage* srun = job.launch == nullptr ? nullptr : job.launch->stage("srun");
+  const int srun_nodes = option_int(srun, "nodes", option_int(srun, "N", job.nodes));
+  int tasks = option_int(srun, "ntasks-per-node", directive_int(model, "ntasks-per-node"));
+  if (srun != nullptr && tasks == 0 && srun->find("ntasks-per-node") == nullptr) {
+    const int total = option_int(srun, "ntasks", option_int(srun, "n", directive_int(model, "ntasks")));
+    tasks = total > 0 && srun_nodes > 0 && total % srun_nodes == 0 ? total / srun_nodes : (total > 0 ? 0 : 1);
+  }
+  job.tasks_per_node = tasks;
+  const Launch* l = job.launch;
+  if (l == nullptr) {
+    return;
+  }
+  if (const LaunchStage* t = l->stage("torchrun")) {
+    const int nnodes = option_int(t, "nnodes", 1);
+    const LaunchOption* nproc = t->find("nproc-per-node");
+    int per_node = option_int(t, "nproc-per-node", 1);
+    if (nproc != nullptr && nproc->value && (nproc->value->text() == "gpu" || nproc->value->text() == "auto")) {
+      per_node = job.gpus_per_node;
+    }
+    job.world = nnodes * per_node;
+    job.world_nodes = nnodes;
+    job.world_offset = option_offset(t, "nproc-per-node", option_offset(t, "nnodes", t->offset));
+  } else if (const LaunchStage* d = l->stage("deepspeed")) {
+    const int nodes = option_int(d, "num-nodes", 1);
+    const int per_node = option_int(d, "num-gpus", job.gpus_per_node);
+    job.world = nodes * per_node;
+    job.world_nodes = nodes;
+    job.world_offset = option_offset(d, "num-gpus", d->offset);
+  } else if (const LaunchStage* m = l->stage("mpirun")) {
+    job.world = option_int(m, "np", option_int(m, "n", 0));
+    job.world_nodes = job.nodes > 0 && job.world % job.nodes == 0 ? job.nodes : 1;
+    job.world_offset = option_offset(m, "np", m->offset);
+  } else if (srun != nullptr) {
+    job.world = srun_nodes * tasks;
+    job.world_nodes = srun_nodes;
+    job.world_offset = option_offset(srun, "ntasks-per-node", srun->offset);
+    if (const Directive* tpn = model.directive("ntasks-per-node"); tpn != nullptr && srun->find("ntasks-per-node") == nullptr) {
+      job.world_offset = tpn->offset;
+    }
+  } else {
+    job.world = 1;
+    job.world_nodes = 1;
+    job.world_offset = l->program ? l->program->offset : -1;
+  }
+}
+
+} // namespace lg::audit

@@ -1,0 +1,148 @@
+// ScriptModel -> ScriptJob (job_from_script.hpp): the training launch, its
+// environment and its Megatron-LM arguments.
+#include "audit/job_from_script.hpp"
+
+#include "audit/megatron_words.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace lg::audit {
+
+void read_cluster(const ScriptModel& model, ScriptJob& job);  // job_cluster.cpp
+
+namespace {
+
+bool contains_megatron(std::string text)
+{
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text.find("megatron") != std::string::npos;
+}
+
+// The exported variables as the launch line at `command` sees them.
+void read_environment(const ScriptModel& model, const Launch& launch, ScriptJob& job)
+{
+  const int begin = model.commands[static_cast<std::size_t>(launch.command)].begin;
+  std::map<std::string, std::size_t> index;
+  std::vector<Assignment> env;
+  auto put = [&](const Assignment& a) {
+    const auto it = index.find(a.name);
+    if (it == index.end()) {
+      index[a.name] = env.size();
+      env.push_back(a);
+    } else {
+      env[it->second] = a;
+    }
+  };
+  for (const auto& a : model.assignments) {
+    if (a.offset >= begin || a.prefix) {
+      continue;
+    }
+    if (a.kind == AssignKind::unset || !a.exported) {
+      const auto it = index.find(a.name);
+      if (it != index.end() && (a.kind == AssignKind::unset || !env[it->second].exported)) {
+        env[it->second].kind = AssignKind::unset;
+      }
+      if (a.kind == AssignKind::unset) {
+        put(a);
+      }
+      continue;
+    }
+    put(a);
+  }
+  if (launch.export_none) {
+    env.clear();
+    index.clear();
+  }
+  for (const auto& a : launch.env) {
+    put(a);
+  }
+  for (auto& a : env) {
+    if (a.kind != AssignKind::unset) {
+      job.environment.push_back(a);
+    }
+  }
+  for (int offset : model.sources) {
+    job.environment_complete = job.environment_complete && offset >= begin;
+  }
+}
+
+} // namespace
+
+const Launch* training_launch(const ScriptModel& model)
+{
+  const Launch* python = nullptr;
+  const Launch* megatron = nullptr;
+  for (const auto& l : model.launches) {
+    if (l.python && l.program) {
+      python = &l;
+      if (contains_megatron(l.program->text()) || basename_contains_pretrain(l.program->text())
+          || looks_like_megatron_args(l.args)) {
+        megatron = &l;
+      }
+    }
+  }
+  if (megatron != nullptr) {
+    return megatron;
+  }
+  if (python != nullptr) {
+    return python;
+  }
+  return model.launches.empty() ? nullptr : &model.launches.back();
+}
+
+bool ScriptJob::key_known(const std::string& key) const
+{
+  std::string probe = key;
+  while (true) {
+    if (unknown.count(probe) != 0) {
+      return false;
+    }
+    const auto dot = probe.rfind('.');
+    if (dot == std::string::npos) {
+      break;
+    }
+    probe.resize(dot);
+  }
+  if (key.starts_with("cluster")) {
+    return cluster_known;
+  }
+  const auto it = spec.locations.find(key);
+  if (it != spec.locations.end()) {
+    return it->second.file != k_unknown_file;
+  }
+  return megatron && !args_opaque;
+}
+
+const Assignment* ScriptJob::env(const std::string& name) const
+{
+  for (const auto& a : environment) {
+    if (a.name == name) {
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
+ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, const std::string& path)
+{
+  ScriptJob job;
+  job.launch = training_launch(model);
+  job.spec.source_file = k_unknown_file;
+  job.spec.cluster.gpu = gpu.name;
+  job.spec.cluster.gpu_info = gpu;
+  read_cluster(model, job);
+  if (job.launch == nullptr) {
+    job.unknown.insert("cluster");
+    return job;
+  }
+  read_environment(model, *job.launch, job);
+  if (job.launch->python && job.launch->program
+      && (contains_megatron(job.launch->program->text()) || basename_contains_pretrain(job.launch->program->text())
+          || looks_like_megatron_args(job.launch->args))) {
+    read_megatron(model, path, job);
+  }
+  return job;
+}
+
+} // namespace lg::audit

@@ -1,0 +1,151 @@
+// read_megatron (megatron_words.hpp): the JobSpec of a Megatron-LM launch
+// line, its locations moved onto the script, unknown keys marked.
+#include "audit/megatron_words.hpp"
+
+#include "config/megatron_args.hpp"
+#include "util/error.hpp"
+
+#include <charconv>
+
+namespace lg::audit {
+
+namespace {
+
+// Stand-ins for model dimensions the script does not state: divisible by
+// every usual parallel size, so rules anchored at known keys stay quiet; the
+// keys themselves are listed as unknown.
+const std::vector<std::pair<std::string, std::string>>& fillers()
+{
+  static const std::vector<std::pair<std::string, std::string>> k_fillers = {
+    {"--num-layers", "model.num_layers"}, {"--hidden-size", "model.hidden_size"},
+    {"--num-attention-heads", "model.num_attention_heads"}};
+  return k_fillers;
+}
+
+const char* filler_value(const std::string& flag)
+{
+  return flag == "--num-layers" ? "5040" : flag == "--hidden-size" ? "61440" : "960";
+}
+
+struct Built
+{
+  std::vector<std::string> argv;
+  std::vector<int> offsets;
+  std::size_t real = 0;  // words before the fillers
+};
+
+Built build_argv(ScriptJob& job)
+{
+  Built out;
+  ArgvReader reader;
+  for (const auto& w : job.launch->args) {
+    if (w.known) {
+      reader.known(w);
+    } else {
+      reader.unknown(w);
+    }
+  }
+  out.argv.push_back(job.launch->program->text());
+  out.offsets.push_back(job.launch->program->offset);
+  out.argv.insert(out.argv.end(), reader.argv.begin(), reader.argv.end());
+  out.offsets.insert(out.offsets.end(), reader.offsets.begin(), reader.offsets.end());
+  out.real = out.argv.size();
+  job.args_opaque = reader.opaque;
+  for (const auto& flag : reader.unknown_flags) {
+    if (auto key = key_of_flag(flag)) {
+      job.unknown.insert(*key);
+    }
+  }
+  job.model_known = true;
+  for (const auto& [flag, key] : fillers()) {
+    bool present = false;
+    for (const auto& word : reader.argv) {
+      present = present || word == flag || word.starts_with(flag + "=");
+    }
+    if (!present) {
+      out.argv.push_back(flag);
+      out.argv.push_back(filler_value(flag));
+      job.unknown.insert(key);
+      job.model_known = false;
+    }
+  }
+  return out;
+}
+
+void record_error(const lg::Error& error, const Built& built, ScriptJob& job)
+{
+  std::string message = error.what();
+  int offset = built.offsets.front();
+  constexpr std::string_view k_prefix = "command line:1:";
+  if (message.starts_with(k_prefix)) {
+    int word = 0;
+    const char* begin = message.data() + k_prefix.size();
+    const auto [end, ec] = std::from_chars(begin, message.data() + message.size(), word);
+    if (ec == std::errc() && word >= 1 && static_cast<std::size_t>(word) <= built.real) {
+      offset = built.offsets[static_cast<std::size_t>(word - 1)];
+    } else if (ec == std::errc() && static_cast<std::size_t>(word) > built.real) {
+      return;  // about a stand-in for an unknown value, not the script
+    }
+    message = std::string(end);
+    if (message.starts_with(": ")) {
+      message.erase(0, 2);
+    }
+  }
+  job.args_error = std::make_pair(message, offset);
+}
+
+} // namespace
+
+void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob& job)
+{
+  const Built built = build_argv(job);
+  config::MegatronArgsOptions options;
+  options.gpu = job.spec.cluster.gpu;
+  try {
+    config::GpuSpec gpu = job.spec.cluster.gpu_info;
+    job.spec = config::job_from_megatron_args(built.argv, options);
+    job.spec.cluster.gpu_info = gpu;
+  } catch (const lg::Error& error) {
+    record_error(error, built, job);
+    return;
+  }
+  job.megatron = true;
+  job.cluster_known = job.world > 0 && job.world_nodes > 0 && job.world % job.world_nodes == 0;
+  if (job.cluster_known) {
+    job.spec.cluster.nodes = job.world_nodes;
+    job.spec.cluster.gpus_per_node = job.world / job.world_nodes;
+  } else {
+    job.unknown.insert("cluster");
+  }
+  auto here = [&](int offset) {
+    const Position p = model.position(offset);
+    return SourceLocation{path, p.line, p.column};
+  };
+  const SourceLocation unknown{k_unknown_file, 0, 0};
+  std::map<std::string, SourceLocation> locations;
+  for (const auto& [key, location] : job.spec.locations) {
+    const auto word = static_cast<std::size_t>(location.column);
+    const bool real = location.file == "command line" && word >= 1 && word <= built.real;
+    locations[key] = real ? here(built.offsets[word - 1]) : unknown;
+  }
+  for (const auto& key : job.unknown) {
+    locations[key] = unknown;
+  }
+  if (!job.args_opaque) {
+    for (const char* section : {"model", "parallelism", "training", "peft"}) {
+      locations[section] = here(job.launch->program->offset);
+    }
+  }
+  locations["cluster"] = job.cluster_known ? here(job.world_offset) : unknown;
+  for (const auto& a : job.environment) {
+    locations["env." + a.name] = here(a.offset);
+    if (a.known && !a.value.empty()) {
+      job.spec.env.emplace_back(a.name, a.value.front().text());
+    }
+  }
+  job.spec.locations = std::move(locations);
+  job.spec.source_file = k_unknown_file;
+  job.spec.name = path;
+}
+
+} // namespace lg::audit

@@ -1,0 +1,96 @@
+// Internal to src/audit: reading the Megatron-LM arguments of a launch line
+// into the ScriptJob's JobSpec, with unknown words kept out and their keys
+// listed as unknown.
+#pragma once
+
+#include "audit/job_from_script.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace lg::audit {
+
+// Flags whose value is a list of words (data paths, module lists).
+inline bool multi_valued(const std::string& flag)
+{
+  return flag.ends_with("data-path") || flag == "recompute-modules" || flag == "cuda-graph-modules"
+         || flag == "cuda-graph-scope" || flag == "split" || flag.ends_with("data-args-path");
+}
+
+// Sorts the words after the program: known words go to argv; a flag whose
+// value is unknown is dropped with its values and listed; an unknown word
+// that may hold any flags makes the argv opaque.
+struct ArgvReader
+{
+  std::vector<std::string> argv;
+  std::vector<int> offsets;
+  std::set<std::string> unknown_flags;
+  bool opaque = false;
+  std::string flag;      // the flag whose values follow
+  int values = 0;
+  std::size_t flag_index = 0;
+  bool dropping = false;  // the current flag was dropped: drop its values too
+
+  void known(const Word& w)
+  {
+    const std::string& t = w.text();
+    if (t.starts_with("--")) {
+      const auto eq = t.find('=');
+      flag = t.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      values = eq == std::string::npos ? 0 : 1;
+      flag_index = argv.size();
+      dropping = false;
+      opaque = opaque || flag == "config" || flag.starts_with("yaml");
+    } else if (dropping) {
+      return;
+    } else {
+      ++values;
+    }
+    argv.push_back(t);
+    offsets.push_back(w.offset);
+  }
+
+  void unknown(const Word& w)
+  {
+    const std::string& t = w.text();
+    if (t.starts_with("--")) {
+      const std::string name = t.substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
+      if (name.find('$') != std::string::npos || name.find('{') != std::string::npos) {
+        opaque = true;
+      } else {
+        unknown_flags.insert(name);
+      }
+      flag.clear();
+      return;
+    }
+    if (!flag.empty() && !dropping && (values == 0 || multi_valued(flag))) {
+      unknown_flags.insert(flag);
+      argv.resize(flag_index);
+      offsets.resize(flag_index);
+      dropping = true;
+      return;
+    }
+    if (dropping) {
+      return;
+    }
+    opaque = opaque || w.opaque;
+    flag.clear();
+  }
+};
+
+// True for pretrain_*.py style program names.
+bool basename_contains_pretrain(const std::string& program);
+
+// True when at least two words of `args` are Megatron-LM flags the JobSpec reads.
+bool looks_like_megatron_args(const std::vector<Word>& args);
+
+// The JobSpec key a Megatron-LM flag (without dashes) sets, found by asking
+// config::job_from_megatron_args; nullopt for flags the JobSpec ignores.
+std::optional<std::string> key_of_flag(const std::string& flag);
+
+// Fill job.spec (parallelism, model, training, cluster) from job.launch.
+void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob& job);
+
+} // namespace lg::audit

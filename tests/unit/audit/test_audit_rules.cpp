@@ -1,0 +1,267 @@
+// Every audit finding, triggered by a small script, with its line asserted;
+// and a clean script that yields nothing.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+namespace {
+
+// A clean Megatron-LM job: 2 nodes x 8 H100, TP4 PP2 SP, torchrun per node.
+const char* const k_clean = R"(#!/bin/bash
+#SBATCH --job-name=gpt
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node=8
+#SBATCH --signal=TERM@120
+set -euo pipefail
+
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+
+GPT_ARGS=(
+  --tensor-model-parallel-size 4
+  --pipeline-model-parallel-size 2
+  --num-layers-per-virtual-pipeline-stage 4
+  --sequence-parallel
+  --num-layers 32 --hidden-size 4096 --num-attention-heads 32
+  --seq-length 4096 --max-position-embeddings 4096
+  --micro-batch-size 1 --global-batch-size 64
+  --use-distributed-optimizer --bf16 --exit-signal-handler
+  --swiglu --normalization RMSNorm --position-embedding-type rope --disable-bias-linear
+  --untie-embeddings-and-output-weights --group-query-attention --num-query-groups 8
+  --vocab-size 128256 --attention-dropout 0 --hidden-dropout 0
+)
+
+srun --ntasks-per-node=1 python -m torch.distributed.run \
+  --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node 8 \
+  --rdzv_backend c10d --rdzv_endpoint "$MASTER_ADDR:29500" --rdzv_id "$SLURM_JOB_ID" \
+  pretrain_gpt.py "${GPT_ARGS[@]}" --data-path "$DATA" --save "$CKPT"
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to)
+{
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("a clean script has no warnings or errors")
+{
+  const AuditResult r = run(k_clean);
+  for (const auto& f : r.findings) {
+    CHECK_MESSAGE(f.diagnostic.severity == lg::Severity::advice, describe(r));
+  }
+  CHECK(with_rule(r, "audit.memory_unknown").empty());
+}
+
+TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS missing with TP under Megatron-LM is an error at the launch line")
+{
+  const AuditResult r = run(replace(k_clean, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n", ""));
+  const auto found = with_rule(r, "env.cuda_device_max_connections_tp_cp");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[0]) == 26);
+  CHECK(!found[0]->edits.empty());
+}
+
+TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS=1 under FSDP is an error at the export")
+{
+  const AuditResult r = run(replace(k_clean, "--use-distributed-optimizer", "--use-distributed-optimizer --use-megatron-fsdp"));
+  const auto found = with_rule(r, "env.cuda_device_max_connections_fsdp");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 9);
+  CHECK(found[0]->diagnostic.fix.find("CUDA_DEVICE_MAX_CONNECTIONS=") != std::string::npos);
+}
+
+TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS on Blackwell is not required to be 1")
+{
+  AuditOptions options = h100_options();
+  options.gpu = lg::testing::gpu("b200");
+  const AuditResult r = run(replace(k_clean, "export CUDA_DEVICE_MAX_CONNECTIONS=1\n", ""), options);
+  CHECK(with_rule(r, "env.cuda_device_max_connections_tp_cp").empty());
+}
+
+TEST_CASE("expandable_segments next to NCCL user buffers")
+{
+  const AuditResult r = run(replace(k_clean, "--bf16", "--bf16 --use-nccl-ub"));
+  const auto found = with_rule(r, "env.nccl_ub_expandable_segments");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 10);
+}
+
+TEST_CASE("transformer_engine CUDA graphs with expandable segments need NCCL_GRAPH_REGISTER=0")
+{
+  const AuditResult r = run(replace(k_clean, "--bf16", "--bf16 --cuda-graph-impl transformer_engine"));
+  const auto found = with_rule(r, "env.nccl_graph_register");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[0]) == 27);
+}
+
+TEST_CASE("PYTORCH_ALLOC_CONF instead of PYTORCH_CUDA_ALLOC_CONF")
+{
+  const AuditResult r = run(replace(k_clean, "export PYTORCH_CUDA_ALLOC_CONF", "export PYTORCH_ALLOC_CONF"));
+  const auto found = with_rule(r, "env.pytorch_alloc_conf_name");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 10);
+}
+
+TEST_CASE("check rules land on the script word: CPU offloading with PP>1, VPP divisibility, world size")
+{
+  const AuditResult offload = run(replace(k_clean, "--bf16", "--bf16 --cpu-offloading-num-layers 2"));
+  REQUIRE(!with_rule(offload, "offload.cpu_offloading_with_pp").empty());
+  CHECK(line_of(with_rule(offload, "offload.cpu_offloading_with_pp")[0]) == 15);
+
+  const AuditResult vpp = run(replace(k_clean, "--num-layers 32", "--num-layers 36"));
+  REQUIRE(!with_rule(vpp, "pipeline.vpp_layers_divisible").empty());
+
+  const AuditResult world = run(replace(k_clean, "--nproc_per_node 8", "--nproc_per_node 6"));
+  const auto found = with_rule(world, "parallelism.world_size");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 28);
+  CHECK(!with_rule(world, "audit.gpus_mismatch").empty());
+}
+
+TEST_CASE("an unknown parallel size silences the rules that need it")
+{
+  const AuditResult r = run(replace(k_clean, "--tensor-model-parallel-size 4", "--tensor-model-parallel-size $1"));
+  CHECK(with_rule(r, "env.cuda_device_max_connections_tp_cp").empty());
+  CHECK(with_rule(r, "parallelism.world_size").empty());
+  bool listed = false;
+  for (const auto& key : r.unknown) {
+    listed = listed || key == "parallelism.tp";
+  }
+  CHECK(listed);
+}
+
+TEST_CASE("unknown model dimensions: memory is not estimated, said as advice")
+{
+  const AuditResult r = run(replace(k_clean, "--num-layers 32 --hidden-size 4096", "--num-layers $LAYERS --hidden-size 4096"));
+  REQUIRE(with_rule(r, "audit.memory_unknown").size() == 1);
+  CHECK(with_rule(r, "audit.memory_unknown")[0]->diagnostic.message.find("model.num_layers") != std::string::npos);
+}
+
+TEST_CASE("export after the launch line")
+{
+  const AuditResult r = run(std::string(k_clean) + "export NCCL_DEBUG=INFO\n");
+  const auto found = with_rule(r, "audit.export_after_launch");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 31);
+  CHECK(found[0]->edits.size() == 2);
+}
+
+TEST_CASE("runtime variable assigned but not exported")
+{
+  const AuditResult r = run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nNCCL_DEBUG=WARN\n"));
+  const auto found = with_rule(r, "audit.not_exported");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 8);
+}
+
+TEST_CASE("per-task variable expanded on the batch host")
+{
+  const AuditResult r = run(replace(k_clean, "--nproc_per_node 8", "--nproc_per_node 8 --node_rank $SLURM_NODEID"));
+  const auto found = with_rule(r, "audit.per_task_variable");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[0]) == 28);
+  const AuditResult escaped = run(replace(
+    k_clean, "srun --ntasks-per-node=1 python", "srun --ntasks-per-node=1 bash -c 'echo $SLURM_NODEID' ; srun python"));
+  CHECK(with_rule(escaped, "audit.per_task_variable").empty());
+}
+
+TEST_CASE("torchrun with several tasks per node")
+{
+  const AuditResult r = run(replace(replace(k_clean, "#SBATCH --ntasks-per-node=1", "#SBATCH --ntasks-per-node=8"),
+                                    "srun --ntasks-per-node=1 python", "srun python"));
+  const auto found = with_rule(r, "audit.torchrun_tasks_per_node");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+}
+
+TEST_CASE("pyxis container without --container-env for the composed variables")
+{
+  const AuditResult r = run(replace(k_clean, "srun --ntasks-per-node=1 python", "srun --ntasks-per-node=1 --container-image=nvcr.io/nvidia/pytorch:25.01-py3 --container-env=NCCL_DEBUG python"));
+  const auto found = with_rule(r, "audit.container_env");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("CUDA_DEVICE_MAX_CONNECTIONS") != std::string::npos);
+  CHECK(!found[0]->edits.empty());
+}
+
+TEST_CASE("--signal: missing, or another signal than the handler's")
+{
+  const AuditResult missing = run(replace(k_clean, "#SBATCH --signal=TERM@120\n", ""));
+  REQUIRE(with_rule(missing, "audit.signal").size() == 1);
+  CHECK(line_of(with_rule(missing, "audit.signal")[0]) == 20);
+  const AuditResult other = run(replace(k_clean, "--signal=TERM@120", "--signal=USR1@120"));
+  REQUIRE(with_rule(other, "audit.signal").size() == 1);
+  CHECK(line_of(with_rule(other, "audit.signal")[0]) == 6);
+}
+
+TEST_CASE("set -x around a secret, and a token written into the script")
+{
+  const AuditResult r = run(replace(k_clean, "set -euo pipefail\n", "set -euxo pipefail\nexport WANDB_API_KEY=0123456789abcdef0123\n"));
+  REQUIRE(with_rule(r, "audit.xtrace_secret").size() == 1);
+  REQUIRE(with_rule(r, "audit.secret_in_script").size() == 1);
+  CHECK(line_of(with_rule(r, "audit.secret_in_script")[0]) == 8);
+  const AuditResult from_file = run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport HF_TOKEN=$(cat ~/.hf)\n"));
+  CHECK(with_rule(from_file, "audit.secret_in_script").empty());
+  CHECK(with_rule(from_file, "audit.xtrace_secret").empty());
+}
+
+TEST_CASE("leftover placeholders")
+{
+  const AuditResult r = run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --account=<your account>\n#SBATCH --job-name=gpt")
+                            + "DATA=/path/to/data\n");
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[1]) == 32);
+}
+
+TEST_CASE("node count written in the directives and in the launcher")
+{
+  const AuditResult same = run(replace(k_clean, "--nnodes \"$SLURM_JOB_NUM_NODES\"", "--nnodes 2"));
+  REQUIRE(with_rule(same, "audit.nodes_duplicated").size() == 1);
+  CHECK(with_rule(same, "audit.nodes_duplicated")[0]->diagnostic.severity == lg::Severity::advice);
+  const AuditResult differs = run(replace(k_clean, "--nnodes \"$SLURM_JOB_NUM_NODES\"", "--nnodes 4"));
+  REQUIRE(with_rule(differs, "audit.nodes_duplicated").size() == 1);
+  CHECK(with_rule(differs, "audit.nodes_duplicated")[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(with_rule(differs, "audit.nodes_duplicated")[0]) == 28);
+}
+
+TEST_CASE("--output into a directory that does not exist")
+{
+  AuditOptions options = h100_options();
+  options.directory_exists = [](const std::string& dir) { return dir != "logs"; };
+  const AuditResult r = run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --job-name=gpt\n#SBATCH -o logs/%x-%j.out"), options);
+  REQUIRE(with_rule(r, "audit.output_directory").size() == 1);
+  CHECK(line_of(with_rule(r, "audit.output_directory")[0]) == 3);
+}
+
+TEST_CASE("directive after the first command")
+{
+  const AuditResult r = run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\n#SBATCH --time=04:00:00\n"));
+  REQUIRE(with_rule(r, "audit.directive_ignored").size() == 1);
+  CHECK(line_of(with_rule(r, "audit.directive_ignored")[0]) == 8);
+}
+
+TEST_CASE("malformed Megatron argument")
+{
+  const AuditResult r = run(replace(k_clean, "--micro-batch-size 1", "--micro-batch-size one"));
+  REQUIRE(with_rule(r, "audit.megatron_args").size() == 1);
+  CHECK(line_of(with_rule(r, "audit.megatron_args")[0]) == 20);
+}
+
+TEST_CASE("scripts that are not Megatron-LM jobs only get hygiene findings")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\nsrun python train.py --config cfg.yaml\n");
+  CHECK(r.findings.empty());
+}
