@@ -71,7 +71,8 @@ void add_launch_options(po::options_description& options)
   options.add_options()
     ("state-dir", po::value<std::string>(), "run journal directory (default $XDG_STATE_HOME/launchguard)")
     ("poll-interval", po::value<double>(), "seconds between Slurm checks after a change (default 5)")
-    ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120)");
+    ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120)")
+    ("vanish-after", po::value<double>(), "seconds a job may be unknown to Slurm before it counts as vanished (default 600)");
 }
 
 watch::PollSchedule poll_schedule(const ParsedArgs& parsed)
@@ -91,6 +92,14 @@ watch::PollSchedule poll_schedule(const ParsedArgs& parsed)
     schedule.max = std::max(schedule.min, ms(parsed.vars["poll-max"].as<double>()));
   }
   return schedule;
+}
+
+std::chrono::milliseconds vanish_after(const ParsedArgs& parsed)
+{
+  if (parsed.vars.count("vanish-after") == 0) {
+    return std::chrono::minutes(10);
+  }
+  return std::chrono::milliseconds(static_cast<long long>(parsed.vars["vanish-after"].as<double>() * 1000));
 }
 
 fs::path state_dir(const ParsedArgs& parsed)

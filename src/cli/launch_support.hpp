@@ -33,6 +33,7 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global);
 // Options for the poll schedule and state dir shared by submit and watch.
 void add_launch_options(boost::program_options::options_description& options);
 watch::PollSchedule poll_schedule(const ParsedArgs& parsed);
+std::chrono::milliseconds vanish_after(const ParsedArgs& parsed);
 std::filesystem::path state_dir(const ParsedArgs& parsed);
 
 // What run_created stores to rebuild the job on resume: the job file's text

@@ -114,6 +114,7 @@ int run_submit(const GlobalOptions& global, const std::vector<std::string>& args
   run_options.retry_infra = parsed.vars.count("retry-infra") != 0;
   run_options.sbatch_args = parsed.passthrough;
   run_options.schedule = poll_schedule(parsed);
+  run_options.vanish_after = vanish_after(parsed);
   for (const auto& stage : checked.estimate.stages) {
     run_options.estimated_allocated_bytes = std::max(run_options.estimated_allocated_bytes, stage.allocated_peak_bytes);
   }

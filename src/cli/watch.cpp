@@ -34,6 +34,7 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   LaunchEnvironment live = make_launch_environment(global);
   launch::RunOptions options;
   options.schedule = poll_schedule(parsed);
+  options.vanish_after = vanish_after(parsed);
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
       options.max_attempts = record.data.value("max_attempts", 1);

@@ -335,6 +335,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   LiveState live;
   std::string last_state = attempt.last_state;
   bool outage_reported = false;
+  std::optional<Clock::time_point> missing_since;
   milliseconds delay = options.schedule.first;
   while (true) {
     nap(context, delay);
@@ -351,6 +352,21 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     }
     follow_logs(journal, attempt, spec, live, options, context);
     const auto it = result.statuses.find(*attempt.job_id);
+    if (it == result.statuses.end() && !result.outage) {
+      // Slurm answered but does not know the job (yet, or any more).
+      if (!missing_since) {
+        missing_since = Clock::now();
+      } else if (Clock::now() - *missing_since >= options.vanish_after) {
+        say(context, fmt::format("attempt {}: job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
+                                 "it vanished",
+                                 attempt.number, *attempt.job_id,
+                                 std::chrono::duration<double>(Clock::now() - *missing_since).count()));
+        last_state = "VANISHED";
+        break;
+      }
+    } else if (it != result.statuses.end()) {
+      missing_since.reset();
+    }
     if (it != result.statuses.end()) {
       const std::string state = final_state(it->second);
       if (state != last_state) {
@@ -389,8 +405,8 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"retryable", diagnosis.retryable},
                                {"evidence", evidence}});
   const bool completed = last_state == "COMPLETED";
-  journal.append("attempt_finished",
-                 {{"attempt", attempt.number}, {"outcome", completed ? "completed" : "failed"}, {"state", last_state}});
+  const char* outcome = completed ? "completed" : last_state == "VANISHED" ? "vanished" : "failed";
+  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", last_state}});
   say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, last_state, diagnosis.category));
   if (!diagnosis.evidence.empty() && !completed) {
     const auto& e = diagnosis.evidence.front();
@@ -415,6 +431,14 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   }
   if (last.outcome == "submit_failed") {
     finish_run(journal, "failed", "Slurm refused the job", context);
+    return;
+  }
+  if (last.outcome == "vanished" && (last.category == "none" || last.category == "unknown" || last.category.empty())) {
+    finish_run(journal, "failed",
+               fmt::format("job {} vanished from Slurm and its logs show no cause; ask your Slurm admins "
+                           "(sacct -j {})",
+                           last.job_id.value_or("?"), last.job_id.value_or("?")),
+               context);
     return;
   }
   const config::JobSpec spec = attempt_spec(base_spec(journal, context), state, last.number);

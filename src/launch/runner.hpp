@@ -56,6 +56,9 @@ struct RunOptions
   // it still runs, after this grace: the other ranks would otherwise hang in
   // NCCL until the watchdog fires, burning GPU-hours.
   std::chrono::milliseconds failure_grace{std::chrono::seconds(60)};
+  // A job Slurm stops knowing (neither squeue nor sacct, while both answer)
+  // for this long is reported as vanished and its attempt ends.
+  std::chrono::milliseconds vanish_after{std::chrono::minutes(10)};
   // The estimator's allocated peak, shown next to live memory reports (0:
   // not known).
   double estimated_allocated_bytes = 0;
