@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <limits>
 #include <map>
 
 namespace lg::config {
@@ -13,6 +14,8 @@ namespace lg::config {
 namespace {
 
 // Flags and the words after each, up to the next "--flag".
+constexpr long long k_max_int = std::numeric_limits<int>::max();
+
 struct Flag
 {
   std::vector<std::string> values;
@@ -76,7 +79,11 @@ public:
     return &it->second;
   }
 
-  std::optional<long long> integer(const std::string& name, const std::string& key = {})
+  // The integer after --`name`, within [`min`, `max`]: the job file's ranges
+  // (schema.cpp), so the estimator and the rules see the same values from
+  // both inputs.
+  std::optional<long long> integer(const std::string& name, const std::string& key = {},
+                                   long long min = 0, long long max = k_max_int)
   {
     const Flag* flag = find(name, key);
     if (flag == nullptr) {
@@ -90,10 +97,16 @@ public:
       error.hint = fmt::format("write --{} 4", name);
       throw error;
     }
+    if (value < min || value > max) {
+      InputError error("command line:1:{}: --{} must be between {} and {}, got {}", flag->position, name, min,
+                       max, value);
+      throw error;
+    }
     return value;
   }
 
-  std::optional<double> number(const std::string& name, const std::string& key = {})
+  std::optional<double> number(const std::string& name, const std::string& key = {}, double min = 0.0,
+                               double max = 1.0)
   {
     const Flag* flag = find(name, key);
     if (flag == nullptr) {
@@ -103,12 +116,13 @@ public:
     try {
       std::size_t used = 0;
       const double value = std::stod(text, &used);
-      if (used == text.size()) {
+      if (used == text.size() && value >= min && value <= max) {  // false for NaN
         return value;
       }
     } catch (const std::exception&) {
     }
-    InputError error("command line:1:{}: --{} needs a number, got '{}'", flag->position, name, text);
+    InputError error("command line:1:{}: --{} needs a number between {} and {}, got '{}'", flag->position, name,
+                     min, max, text);
     throw error;
   }
 
@@ -152,16 +166,16 @@ void assign(std::optional<long long> value, T& target)
 void read_model(Reader& r, JobSpec& spec)
 {
   auto& m = spec.model;
-  assign(r.integer("num-layers", "model.num_layers"), m.num_layers);
-  assign(r.integer("hidden-size", "model.hidden_size"), m.hidden_size);
-  assign(r.integer("num-attention-heads", "model.num_attention_heads"), m.num_attention_heads);
-  assign(r.integer("kv-channels", "model.kv_channels"), m.kv_channels);
+  assign(r.integer("num-layers", "model.num_layers", 1, 10000), m.num_layers);
+  assign(r.integer("hidden-size", "model.hidden_size", 1, 1 << 20), m.hidden_size);
+  assign(r.integer("num-attention-heads", "model.num_attention_heads", 1, 65536), m.num_attention_heads);
+  assign(r.integer("kv-channels", "model.kv_channels", 1, 65536), m.kv_channels);
   if (r.set("group-query-attention")) {
-    assign(r.integer("num-query-groups", "model.num_query_groups"), m.num_query_groups);
+    assign(r.integer("num-query-groups", "model.num_query_groups", 1, 65536), m.num_query_groups);
   }
-  assign(r.integer("seq-length", "model.seq_length"), m.seq_length);
-  assign(r.integer("max-position-embeddings", "model.max_position_embeddings"), m.max_position_embeddings);
-  assign(r.integer("make-vocab-size-divisible-by", "model.make_vocab_size_divisible_by"), m.make_vocab_size_divisible_by);
+  assign(r.integer("seq-length", "model.seq_length", 1, 1 << 24), m.seq_length);
+  assign(r.integer("max-position-embeddings", "model.max_position_embeddings", 1, 1 << 24), m.max_position_embeddings);
+  assign(r.integer("make-vocab-size-divisible-by", "model.make_vocab_size_divisible_by", 1, 1 << 20), m.make_vocab_size_divisible_by);
   // Megatron defaults (arguments.py, transformer_config.py): GELU, LayerNorm,
   // biases on, learned absolute positions, tied embeddings, dropout 0.1.
   m.activation = r.set("swiglu", "model.activation") ? Activation::swiglu
@@ -178,18 +192,18 @@ void read_model(Reader& r, JobSpec& spec)
   m.position_embedding_type = r.word("position-embedding-type", "model.position_embedding_type").value_or("learned_absolute");
   m.hidden_dropout = r.number("hidden-dropout", "model.hidden_dropout").value_or(0.1);
   m.attention_dropout = r.number("attention-dropout", "model.attention_dropout").value_or(0.1);
-  assign(r.integer("mtp-num-layers", "model.mtp_num_layers"), m.mtp_num_layers);
+  assign(r.integer("mtp-num-layers", "model.mtp_num_layers", 0, 64), m.mtp_num_layers);
   if (m.ffn_hidden_size == 0) {
-    assign(r.integer("ffn-hidden-size", "model.ffn_hidden_size"), m.ffn_hidden_size);
+    assign(r.integer("ffn-hidden-size", "model.ffn_hidden_size", 1, 1 << 22), m.ffn_hidden_size);
   }
   if (m.ffn_hidden_size == 0) {
     m.ffn_hidden_size = m.activation == Activation::swiglu
                           ? static_cast<int>(4LL * m.hidden_size * 2 / 3 / 64 * 64)
                           : 4 * m.hidden_size;
   }
-  if (auto vocab = r.integer("vocab-size", "model.vocab_size")) {
+  if (auto vocab = r.integer("vocab-size", "model.vocab_size", 1, 100000000)) {
     m.vocab_size = *vocab;
-  } else if (auto padded = r.integer("padded-vocab-size", "model.vocab_size")) {
+  } else if (auto padded = r.integer("padded-vocab-size", "model.vocab_size", 1, 100000000)) {
     m.vocab_size = *padded;
   } else if (r.word("tokenizer-type").value_or("") == "GPT2BPETokenizer") {
     m.vocab_size = 50257;
@@ -201,12 +215,12 @@ void read_model(Reader& r, JobSpec& spec)
 void read_moe_mla(Reader& r, JobSpec& spec)
 {
   auto& m = spec.model;
-  if (auto experts = r.integer("num-experts", "model.moe.num_experts")) {
+  if (auto experts = r.integer("num-experts", "model.moe.num_experts", 1, 1 << 16)) {
     MoeSpec moe;
     moe.num_experts = static_cast<int>(*experts);
-    moe.moe_ffn_hidden_size = static_cast<int>(r.integer("moe-ffn-hidden-size", "model.moe.moe_ffn_hidden_size").value_or(m.ffn_hidden_size));
-    moe.router_topk = static_cast<int>(r.integer("moe-router-topk", "model.moe.router_topk").value_or(2));
-    moe.shared_expert_intermediate_size = static_cast<int>(r.integer("moe-shared-expert-intermediate-size", "model.moe.shared_expert_intermediate_size").value_or(0));
+    moe.moe_ffn_hidden_size = static_cast<int>(r.integer("moe-ffn-hidden-size", "model.moe.moe_ffn_hidden_size", 1, 1 << 22).value_or(m.ffn_hidden_size));
+    moe.router_topk = static_cast<int>(r.integer("moe-router-topk", "model.moe.router_topk", 1, 1024).value_or(2));
+    moe.shared_expert_intermediate_size = static_cast<int>(r.integer("moe-shared-expert-intermediate-size", "model.moe.shared_expert_intermediate_size", 0, 1 << 22).value_or(0));
     moe.token_dispatcher = r.word("moe-token-dispatcher-type", "model.moe.token_dispatcher").value_or("allgather");
     moe.router_bias = r.set("moe-router-enable-expert-bias");
     if (auto freq = r.word("moe-layer-freq", "model.moe.layer_freq")) {
@@ -216,11 +230,11 @@ void read_moe_mla(Reader& r, JobSpec& spec)
   }
   if (r.set("multi-latent-attention", "model.mla")) {
     MlaSpec mla;
-    assign(r.integer("q-lora-rank", "model.mla.q_lora_rank"), mla.q_lora_rank);
-    assign(r.integer("kv-lora-rank", "model.mla.kv_lora_rank"), mla.kv_lora_rank);
-    assign(r.integer("qk-head-dim", "model.mla.qk_head_dim"), mla.qk_head_dim);
-    assign(r.integer("qk-pos-emb-head-dim", "model.mla.qk_pos_emb_head_dim"), mla.qk_pos_emb_head_dim);
-    assign(r.integer("v-head-dim", "model.mla.v_head_dim"), mla.v_head_dim);
+    assign(r.integer("q-lora-rank", "model.mla.q_lora_rank", 0, 1 << 20), mla.q_lora_rank);
+    assign(r.integer("kv-lora-rank", "model.mla.kv_lora_rank", 1, 1 << 20), mla.kv_lora_rank);
+    assign(r.integer("qk-head-dim", "model.mla.qk_head_dim", 1, 1 << 16), mla.qk_head_dim);
+    assign(r.integer("qk-pos-emb-head-dim", "model.mla.qk_pos_emb_head_dim", 0, 1 << 16), mla.qk_pos_emb_head_dim);
+    assign(r.integer("v-head-dim", "model.mla.v_head_dim", 1, 1 << 16), mla.v_head_dim);
     m.mla = mla;
   }
 }
@@ -228,27 +242,31 @@ void read_moe_mla(Reader& r, JobSpec& spec)
 void read_parallelism(Reader& r, JobSpec& spec)
 {
   auto& p = spec.parallelism;
-  assign(r.integer("tensor-model-parallel-size", "parallelism.tp"), p.tp);
-  assign(r.integer("pipeline-model-parallel-size", "parallelism.pp"), p.pp);
-  assign(r.integer("context-parallel-size", "parallelism.cp"), p.cp);
-  assign(r.integer("expert-model-parallel-size", "parallelism.ep"), p.ep);
-  if (auto etp = r.integer("expert-tensor-parallel-size", "parallelism.etp")) {
+  assign(r.integer("tensor-model-parallel-size", "parallelism.tp", 1, 1024), p.tp);
+  assign(r.integer("pipeline-model-parallel-size", "parallelism.pp", 1, 1024), p.pp);
+  assign(r.integer("context-parallel-size", "parallelism.cp", 1, 1024), p.cp);
+  assign(r.integer("expert-model-parallel-size", "parallelism.ep", 1, 4096), p.ep);
+  if (auto etp = r.integer("expert-tensor-parallel-size", "parallelism.etp", 1, 1024)) {
     p.etp = static_cast<int>(*etp);
   }
   // Megatron silently disables SP when TP = 1; keep what the user asked so
   // the rule can say so.
   p.sequence_parallel = r.set("sequence-parallel", "parallelism.sequence_parallel");
-  if (auto v = r.integer("num-virtual-stages-per-pipeline-rank", "parallelism.vpp")) {
+  if (auto v = r.integer("num-virtual-stages-per-pipeline-rank", "parallelism.vpp", 1, 1024)) {
     p.vpp = static_cast<int>(*v);
-  } else if (auto per_stage = r.integer("num-layers-per-virtual-pipeline-stage", "parallelism.vpp")) {
-    if (*per_stage > 0 && p.pp > 0) {
-      p.vpp = static_cast<int>(spec.model.num_layers / p.pp / *per_stage);
+  } else if (auto per_stage = r.integer("num-layers-per-virtual-pipeline-stage", "parallelism.vpp", 1, 10000)) {
+    const long long layers_per_rank = spec.model.num_layers / p.pp;
+    if (spec.model.num_layers > 0 && *per_stage > layers_per_rank) {
+      InputError error("--num-layers-per-virtual-pipeline-stage {} is more than the {} layers per pipeline stage",
+                       *per_stage, layers_per_rank);
+      throw error;
     }
+    p.vpp = static_cast<int>(layers_per_rank / *per_stage);
   }
-  if (auto first = r.integer("decoder-first-pipeline-num-layers", "parallelism.first_stage_layers")) {
+  if (auto first = r.integer("decoder-first-pipeline-num-layers", "parallelism.first_stage_layers", 0, 10000)) {
     p.first_stage_layers = static_cast<int>(*first);
   }
-  if (auto last = r.integer("decoder-last-pipeline-num-layers", "parallelism.last_stage_layers")) {
+  if (auto last = r.integer("decoder-last-pipeline-num-layers", "parallelism.last_stage_layers", 0, 10000)) {
     p.last_stage_layers = static_cast<int>(*last);
   }
 }
@@ -277,8 +295,8 @@ Precision read_precision(Reader& r)
 void read_training(Reader& r, JobSpec& spec)
 {
   auto& t = spec.training;
-  assign(r.integer("micro-batch-size", "training.micro_batch_size"), t.micro_batch_size);
-  assign(r.integer("global-batch-size", "training.global_batch_size"), t.global_batch_size);
+  assign(r.integer("micro-batch-size", "training.micro_batch_size", 1, 1 << 20), t.micro_batch_size);
+  assign(r.integer("global-batch-size", "training.global_batch_size", 1, 1 << 30), t.global_batch_size);
   t.precision = read_precision(r);
   if (auto g = r.word("recompute-granularity", "training.recompute.granularity")) {
     t.recompute.granularity = *g == "full" ? RecomputeGranularity::full : RecomputeGranularity::selective;
@@ -288,7 +306,7 @@ void read_training(Reader& r, JobSpec& spec)
   if (auto method = r.word("recompute-method", "training.recompute.method")) {
     t.recompute.method = *method == "block" ? RecomputeMethod::block : RecomputeMethod::uniform;
   }
-  assign(r.integer("recompute-num-layers", "training.recompute.num_layers"), t.recompute.num_layers);
+  assign(r.integer("recompute-num-layers", "training.recompute.num_layers", 0, 10000), t.recompute.num_layers);
   if (auto modules = r.words("recompute-modules", "training.recompute.modules")) {
     t.recompute.modules = *modules;
   }
@@ -304,7 +322,7 @@ void read_training(Reader& r, JobSpec& spec)
   } else if (r.set("use-torch-fsdp2", "training.fsdp")) {
     t.fsdp = Fsdp::torch;
   }
-  assign(r.integer("cpu-offloading-num-layers", "training.cpu_offloading_layers"), t.cpu_offloading_layers);
+  assign(r.integer("cpu-offloading-num-layers", "training.cpu_offloading_layers", 0, 10000), t.cpu_offloading_layers);
   if (auto impl = r.word("cuda-graph-impl", "training.cuda_graphs")) {
     t.cuda_graphs = *impl == "local" ? CudaGraphs::local
                     : *impl == "transformer_engine" ? CudaGraphs::transformer_engine
@@ -330,6 +348,11 @@ void read_training(Reader& r, JobSpec& spec)
   o.name = r.word("optimizer", "training.optimizer.name").value_or("adam");
   o.precision_aware = r.set("use-precision-aware-optimizer", "training.optimizer.precision_aware");
   o.grad_dtype = r.word("main-grads-dtype", "training.optimizer.grad_dtype").value_or("fp32");
+  // --grad-reduce-in-bf16 keeps the gradient buffers (and their reduction)
+  // in bf16: half the gradient memory.
+  if (r.set("grad-reduce-in-bf16", "training.optimizer.grad_dtype")) {
+    o.grad_dtype = "bf16";
+  }
   o.state_dtype = r.word("exp-avg-dtype", "training.optimizer.state_dtype").value_or("fp32");
   if (r.set("optimizer-cpu-offload", "training.optimizer.cpu_offload_fraction")) {
     o.cpu_offload_fraction = r.number("optimizer-offload-fraction").value_or(1.0);

@@ -46,10 +46,37 @@ TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")
   CHECK_FALSE(spec.training.distributed_optimizer);
 }
 
+TEST_CASE("megatron_args: --grad-reduce-in-bf16 halves the gradient buffers")
+{
+  const auto spec = lg::config::job_from_megatron_args(
+    {"--num-layers", "2", "--hidden-size", "64", "--num-attention-heads", "4", "--grad-reduce-in-bf16"}, {});
+  CHECK(spec.training.optimizer.grad_dtype == "bf16");
+}
+
 TEST_CASE("megatron_args: a bad integer names the flag and its position")
 {
   CHECK_THROWS_WITH_AS(lg::config::job_from_megatron_args({"--num-layers", "many"}, {}),
                        "command line:1:1: --num-layers needs an integer, got 'many'", lg::InputError);
+}
+
+TEST_CASE("megatron_args: values outside the job file's ranges are input errors")
+{
+  const std::vector<std::string> model = {"--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), model.begin(), model.end());
+    return extra;
+  };
+  CHECK_THROWS_WITH_AS(lg::config::job_from_megatron_args(with({"--tensor-model-parallel-size", "0"}), {}),
+                       "command line:1:7: --tensor-model-parallel-size must be between 1 and 1024, got 0",
+                       lg::InputError);
+  CHECK_THROWS_AS(lg::config::job_from_megatron_args(with({"--micro-batch-size", "-3"}), {}), lg::InputError);
+  CHECK_THROWS_AS(lg::config::job_from_megatron_args(with({"--seq-length", "4294967297"}), {}), lg::InputError);
+  CHECK_THROWS_AS(lg::config::job_from_megatron_args(with({"--hidden-dropout", "nan"}), {}), lg::InputError);
+  // Found by fuzz/fuzz_megatron_args: 4 layers at 5 per virtual stage gave
+  // vpp = 0 and a division by zero in the estimator's what-if table.
+  CHECK_THROWS_WITH_AS(
+    lg::config::job_from_megatron_args(with({"--num-layers-per-virtual-pipeline-stage", "5"}), {}),
+    "--num-layers-per-virtual-pipeline-stage 5 is more than the 4 layers per pipeline stage", lg::InputError);
 }
 
 TEST_CASE("megatron_args: moe layer frequency expressions")
