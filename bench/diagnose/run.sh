@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 size_gb=${1:-1}
-build=${BUILD_DIR:-build-diag}
+build=${BUILD_DIR:-build-bench}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target bench_diagnose
 "$build/bench/diagnose/bench_diagnose" ../shared/data/failure_logs_dev.json --size-gb "$size_gb"

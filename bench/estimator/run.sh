@@ -4,8 +4,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"
-# Debug by default: g++ 12 -O2 raises false -Wrestrict errors in some TUs.
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Debug}" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_estimator >/dev/null
 cd "$root"
 "$build/bench/estimator/bench_estimator" ../shared/data/memory_measurements_dev.json "$@"
