@@ -335,7 +335,8 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   LiveState live;
   std::string last_state = attempt.last_state;
   bool outage_reported = false;
-  std::optional<Clock::time_point> missing_since;
+  bool missing = false;  // Slurm answered without this job…
+  Clock::time_point missing_since;  // …since then
   milliseconds delay = options.schedule.first;
   while (true) {
     nap(context, delay);
@@ -354,18 +355,19 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     const auto it = result.statuses.find(*attempt.job_id);
     if (it == result.statuses.end() && !result.outage) {
       // Slurm answered but does not know the job (yet, or any more).
-      if (!missing_since) {
+      if (!missing) {
+        missing = true;
         missing_since = Clock::now();
-      } else if (Clock::now() - *missing_since >= options.vanish_after) {
+      } else if (Clock::now() - missing_since >= options.vanish_after) {
         say(context, fmt::format("attempt {}: job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
                                  "it vanished",
                                  attempt.number, *attempt.job_id,
-                                 std::chrono::duration<double>(Clock::now() - *missing_since).count()));
+                                 std::chrono::duration<double>(Clock::now() - missing_since).count()));
         last_state = "VANISHED";
         break;
       }
     } else if (it != result.statuses.end()) {
-      missing_since.reset();
+      missing = false;
     }
     if (it != result.statuses.end()) {
       const std::string state = final_state(it->second);
