@@ -24,7 +24,7 @@ done
 for n in 1 10 100; do
     ids=()
     for _ in $(seq "$n"); do
-        ids+=("$(sbatch --parsable --account=research --mem=10M --time=00:10:00 --wrap 'sleep 300' | cut -d';' -f1)")
+        ids+=("$(sbatch --parsable --account=research --mem=10M --time=00:10:00 --output=/dev/null --wrap "sleep 300" | cut -d';' -f1)")
     done
     rm -f "$shim/calls"
     "$bench" real "$shim" "$seconds" "${ids[@]}"
