@@ -1,26 +1,15 @@
+// Driving a run: the state machine over the journal. The steps it calls
+// live in submission.cpp and attempt_watch.cpp.
 #include "launch/runner.hpp"
 
-#include "launch/runner_steps.hpp"
-
-#include "diagnose/diagnose.hpp"
 #include "estimate/fixes.hpp"
 #include "launch/retry.hpp"
-#include "render/render.hpp"
-#include "slurm/errors.hpp"
-#include "util/bytes.hpp"
+#include "launch/runner_steps.hpp"
 #include "util/error.hpp"
-#include "util/fault.hpp"
-#include "util/process.hpp"
-
-#include <unistd.h>
-#include "watch/job_logs.hpp"
-#include "watch/log_tail.hpp"
-#include "watch/memory_report.hpp"
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <thread>
 
 namespace lg::launch {
