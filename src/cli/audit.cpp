@@ -86,14 +86,7 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
     }
   }
   out.force_template = parsed.vars.count("template") != 0;
-  std::vector<std::filesystem::path> extra;
-  if (parsed.vars.count("preset-dir") != 0) {
-    for (const auto& dir : parsed.vars["preset-dir"].as<std::vector<std::string>>()) {
-      extra.emplace_back(dir);
-    }
-  }
-  config::LoadOptions load;
-  load.preset_dirs = preset_dirs(extra);
+  const config::LoadOptions load = load_options(parsed);
   config::JobSpec probe;
   probe.cluster.gpu = parsed.vars.count("gpu") != 0 ? parsed.vars["gpu"].as<std::string>() : "h100-80gb";
   config::resolve_gpu(probe, load);

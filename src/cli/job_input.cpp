@@ -99,7 +99,7 @@ ParsedArgs parse_args(const std::string& command,
   return parsed;
 }
 
-static config::LoadOptions load_options(const ParsedArgs& parsed)
+config::LoadOptions load_options(const ParsedArgs& parsed)
 {
   std::vector<std::filesystem::path> extra;
   if (parsed.vars.count("preset-dir") != 0) {

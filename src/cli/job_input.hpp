@@ -3,6 +3,7 @@
 #pragma once
 
 #include "config/job_spec.hpp"
+#include "config/loader.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -30,6 +31,9 @@ ParsedArgs parse_args(const std::string& command,
                       const boost::program_options::options_description& options,
                       const std::vector<std::string>& args,
                       int max_positional = 1);
+
+// The preset search path for `parsed`: shipped, user, then each --preset-dir.
+config::LoadOptions load_options(const ParsedArgs& parsed);
 
 // Thrown to end the command early with `code` (after --help, say).
 struct ExitRequest

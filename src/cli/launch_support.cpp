@@ -124,13 +124,7 @@ nlohmann::json job_source(const ParsedArgs& parsed)
     }
   }
   std::vector<std::string> dirs;
-  std::vector<fs::path> extra;
-  if (parsed.vars.count("preset-dir") != 0) {
-    for (const auto& dir : parsed.vars["preset-dir"].as<std::vector<std::string>>()) {
-      extra.emplace_back(dir);
-    }
-  }
-  for (const auto& dir : preset_dirs(extra)) {
+  for (const auto& dir : load_options(parsed).preset_dirs) {
     dirs.push_back(fs::absolute(dir).string());
   }
   return {{"kind", "toml"},

@@ -25,14 +25,7 @@ int run_presets(const GlobalOptions& global, const std::vector<std::string>& arg
     UsageError error("presets: --kind must be models, gpus or all, got '{}'", kind);
     throw error;
   }
-  std::vector<std::filesystem::path> extra;
-  if (parsed.vars.count("preset-dir") != 0) {
-    for (const auto& dir : parsed.vars["preset-dir"].as<std::vector<std::string>>()) {
-      extra.emplace_back(dir);
-    }
-  }
-  config::LoadOptions load;
-  load.preset_dirs = preset_dirs(extra);
+  const config::LoadOptions load = load_options(parsed);
   nlohmann::json document = nlohmann::json::object();
   for (const std::string k : {"models", "gpus"}) {
     if (kind != "all" && kind != k) {
