@@ -32,7 +32,7 @@ const std::array k_commands = {
               "the sbatch script, deterministic text", run_render},
   CommandSpec{"submit", "submit JOB.toml [--dry-run] [--retry N] [--detach] [-- SBATCH_ARGS…]",
               "preflight, render, sbatch, then watch (unless detached)", run_submit},
-  CommandSpec{"watch", "watch RUN_ID|JOB_ID", "follow a run: Slurm state, log signatures, memory reports",
+  CommandSpec{"watch", "watch RUN_ID | JOB_ID… [--log FILE]", "follow a run (resumable), or Slurm jobs, batched",
               run_watch},
   CommandSpec{"diagnose", "diagnose LOG… [--job JOB.toml] [--state SLURM_STATE]",
               "classify a failed job's logs offline, with the fix", run_diagnose},

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <thread>
 
 namespace lg::cli {
@@ -55,26 +56,36 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   return exit_code_of(outcome);
 }
 
-// A Slurm job launchguard did not submit: its state until it ends, then a
+// Slurm jobs launchguard did not submit, any number at once (one batched
+// query per cycle for all of them): their states until all have ended, then a
 // diagnosis of --log files if given.
-int watch_job(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& job_id)
+int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
   LaunchEnvironment live = make_launch_environment(global);
   watch::Poller poller(*live.client, poll_schedule(parsed));
-  poller.add(job_id);
-  std::string last;
+  std::map<std::string, std::string> last;
+  for (const auto& id : ids) {
+    poller.add(id);
+    last[id] = "";
+  }
   auto delay = poll_schedule(parsed).first;
-  while (!live.context.interrupted()) {
-    std::this_thread::sleep_for(delay);
+  while (!poller.jobs().empty() && !live.context.interrupted()) {
+    for (auto slept = std::chrono::milliseconds(0); slept < delay && !live.context.interrupted();
+         slept += std::chrono::milliseconds(200)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
     const auto result = poller.poll();
-    if (const auto it = result.statuses.find(job_id); it != result.statuses.end()) {
-      const std::string state(slurm::to_string(it->second.out_of_memory() ? slurm::JobState::out_of_memory : it->second.state));
-      if (state != last) {
-        live.context.progress(fmt::format("job {} {}", job_id, state));
-        last = state;
+    if (result.outage) {
+      live.context.progress(fmt::format("Slurm is not answering ({}); still watching", result.outage_message));
+    }
+    for (const auto& [id, status] : result.statuses) {
+      const std::string state(slurm::to_string(status.out_of_memory() ? slurm::JobState::out_of_memory : status.state));
+      if (state != last[id]) {
+        live.context.progress(fmt::format("job {} {}", id, state));
+        last[id] = state;
       }
-      if (slurm::is_terminal(it->second.state)) {
-        break;
+      if (slurm::is_terminal(status.state)) {
+        poller.remove(id);
       }
     }
     delay = poller.next_delay(result);
@@ -82,7 +93,16 @@ int watch_job(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   if (live.context.interrupted()) {
     return k_exit_interrupted;
   }
-  nlohmann::json document = {{"job_id", job_id}, {"state", last}};
+  nlohmann::json jobs = nlohmann::json::array();
+  bool all_completed = true;
+  for (const auto& id : ids) {
+    jobs.push_back({{"job_id", id}, {"state", last[id]}});
+    all_completed = all_completed && last[id] == "COMPLETED";
+    if (!global.json) {
+      fmt::print("job {}: {}\n", id, last[id]);
+    }
+  }
+  nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
   if (parsed.vars.count("log") != 0) {
     std::vector<std::string> texts;
     std::vector<diagnose::LogFile> logs;
@@ -93,7 +113,8 @@ int watch_job(const GlobalOptions& global, const ParsedArgs& parsed, const std::
     for (std::size_t i = 0; i < files.size(); ++i) {
       logs.push_back({files[i], texts[i]});
     }
-    const auto diagnosis = diagnose::diagnose(logs, *live.matcher, {last, std::nullopt});
+    const std::string state = ids.size() == 1 ? last[ids.front()] : std::string();
+    const auto diagnosis = diagnose::diagnose(logs, *live.matcher, {state, std::nullopt});
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {
@@ -102,10 +123,8 @@ int watch_job(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   }
   if (global.json) {
     print_json(document);
-  } else {
-    fmt::print("job {}: {}\n", job_id, last);
   }
-  return last == "COMPLETED" ? k_exit_ok : k_exit_job_errors;
+  return all_completed ? k_exit_ok : k_exit_job_errors;
 }
 
 } // namespace
@@ -116,18 +135,29 @@ int run_watch(const GlobalOptions& global, const std::vector<std::string>& args)
   options.add_options()("log", po::value<std::vector<std::string>>()->composing(),
                         "log file of a plain Slurm job to diagnose when it ends");
   add_launch_options(options);
-  const ParsedArgs parsed = parse_args("watch", options, args);
+  const ParsedArgs parsed = parse_args("watch", options, args, -1);
   if (parsed.positional.empty()) {
     UsageError error("watch: missing RUN_ID or JOB_ID");
     error.hint = "see 'launchguard runs' for run ids";
     throw error;
   }
-  const std::string target = parsed.positional.front();
   const auto runs = launch::list_runs(state_dir(parsed));
+  const std::string target = parsed.positional.front();
   if (std::find(runs.begin(), runs.end(), target) != runs.end() || !is_job_id(target)) {
+    if (parsed.positional.size() > 1) {
+      UsageError error("watch: one RUN_ID at a time (several JOB_IDs are fine)");
+      error.hint = "a run drives its own retries; watch each run in its own terminal";
+      throw error;
+    }
     return watch_run(global, parsed, target);
   }
-  return watch_job(global, parsed, target);
+  for (const auto& id : parsed.positional) {
+    if (!is_job_id(id)) {
+      UsageError error("watch: '{}' is not a Slurm job id", id);
+      throw error;
+    }
+  }
+  return watch_jobs(global, parsed, parsed.positional);
 }
 
 } // namespace lg::cli
