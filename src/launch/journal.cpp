@@ -39,6 +39,21 @@ std::string utc_now(bool compact)
   return buffer;
 }
 
+// Create `dir` and its parents; a failure (disk full, permissions) is a
+// SystemError with the reason, not a std::filesystem exception.
+void make_dirs(const fs::path& dir)
+{
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    SystemError error("cannot create '{}': {}", dir.string(), ec.message());
+    if (ec == std::errc::no_space_on_device) {
+      error.hint = "the state directory's file system is full; free space or use --state-dir";
+    }
+    throw error;
+  }
+}
+
 [[noreturn]] void throw_errno(const std::string& what, const fs::path& path)
 {
   const int error_number = errno;
@@ -158,7 +173,7 @@ Journal Journal::create(const fs::path& state_dir, std::string_view name)
     const std::string run_id = utc_now(true) + "-" + sanitise_name(name) + "-" + suffix;
     const fs::path dir = runs / run_id;
     if (::mkdir(dir.c_str(), 0755) == 0) {
-      fs::create_directories(dir / "records");
+      make_dirs(dir / "records");
       sync_dir(runs);
       return Journal(run_id, dir);
     }
@@ -256,7 +271,7 @@ std::vector<Record> Journal::records(int* damaged) const
 bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) const
 {
   const fs::path dir = m_dir / "claims";
-  fs::create_directories(dir);
+  make_dirs(dir);
   const fs::path target = dir / std::string(name);
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
@@ -299,7 +314,7 @@ bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) con
 void Journal::write_artifact(std::string_view relative, std::string_view content) const
 {
   const fs::path target = m_dir / std::string(relative);
-  fs::create_directories(target.parent_path());
+  make_dirs(target.parent_path());
   const fs::path temp = target.parent_path() / (".tmp-" + temp_name());
   write_synced(temp, content);
   if (::rename(temp.c_str(), target.c_str()) != 0) {
