@@ -1,5 +1,7 @@
 #include "config/job_spec.hpp"
 
+#include <algorithm>
+
 namespace lg::config {
 
 std::optional<SourceLocation> JobSpec::location_of(const std::string& key) const
@@ -103,6 +105,23 @@ bool is_moe_layer(const ModelSpec& model, int layer)
     return pattern.back() != 0;
   }
   return pattern[static_cast<std::size_t>(layer)] != 0;
+}
+
+std::vector<std::string> recompute_modules(const RecomputeSpec& recompute)
+{
+  if (recompute.granularity != RecomputeGranularity::selective) {
+    return {};
+  }
+  if (recompute.modules.empty()) {
+    return {"core_attn"};
+  }
+  return recompute.modules;
+}
+
+bool recomputes_module(const RecomputeSpec& recompute, std::string_view module)
+{
+  const auto modules = recompute_modules(recompute);
+  return std::find(modules.begin(), modules.end(), module) != modules.end();
 }
 
 bool is_fp8(Precision precision)

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -235,6 +236,11 @@ std::int64_t padded_vocab_size(const JobSpec& spec);
 int num_query_groups(const ModelSpec& model);  // resolves 0 -> heads
 int kv_channels(const ModelSpec& model);       // resolves 0 -> h / a
 bool is_moe_layer(const ModelSpec& model, int layer);  // layer is 0-based
+// The modules selective recompute applies to: the listed ones, or Megatron's
+// default ["core_attn"] when none are listed; empty unless selective.
+std::vector<std::string> recompute_modules(const RecomputeSpec& recompute);
+// True if selective recompute covers `module` (see recompute_modules).
+bool recomputes_module(const RecomputeSpec& recompute, std::string_view module);
 bool is_fp8(Precision precision);   // any fp8 recipe
 bool is_fp4(Precision precision);
 

@@ -44,14 +44,7 @@ Dims dims_of(const config::JobSpec& spec)
 
 bool recomputes(const config::JobSpec& spec, const char* module)
 {
-  const auto& r = spec.training.recompute;
-  if (r.granularity != RecomputeGranularity::selective) {
-    return false;
-  }
-  if (r.modules.empty()) {
-    return std::string(module) == "core_attn";
-  }
-  return std::find(r.modules.begin(), r.modules.end(), module) != r.modules.end();
+  return config::recomputes_module(spec.training.recompute, module);
 }
 
 // Unfused attention materialises the a*s*s scores per sequence: softmax output

@@ -73,30 +73,17 @@ std::optional<AppliedFix> fix_regather(const JobSpec& spec)
   return fix;
 }
 
-bool has_module(const JobSpec& spec, const char* module)
-{
-  const auto& r = spec.training.recompute;
-  if (r.granularity != RecomputeGranularity::selective) {
-    return false;
-  }
-  if (r.modules.empty()) {
-    return std::string(module) == "core_attn";
-  }
-  return std::find(r.modules.begin(), r.modules.end(), module) != r.modules.end();
-}
 
 std::optional<AppliedFix> fix_recompute(const JobSpec& spec, const char* module,
                                         const char* cost)
 {
   auto& r = spec.training.recompute;
-  if (r.granularity == RecomputeGranularity::full || has_module(spec, module)) {
+  if (r.granularity == RecomputeGranularity::full || config::recomputes_module(r, module)) {
     return std::nullopt;
   }
   AppliedFix fix{spec, "", cost};
   auto& modules = fix.spec.training.recompute.modules;
-  if (r.granularity == RecomputeGranularity::selective && modules.empty()) {
-    modules.push_back("core_attn");  // keep the implicit default
-  }
+  modules = config::recompute_modules(r);  // keeps the implicit core_attn default
   fix.spec.training.recompute.granularity = RecomputeGranularity::selective;
   modules.push_back(module);
   std::string list;

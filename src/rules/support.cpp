@@ -20,13 +20,7 @@ Context make_context(const config::JobSpec& spec, const estimate::Estimate& esti
     ctx.dp = config::data_parallel_size(spec);
     ctx.microbatches = spec.training.micro_batch_size > 0 ? config::num_microbatches(spec) : 0;
   }
-  const auto& recompute = spec.training.recompute;
-  if (recompute.granularity == config::RecomputeGranularity::selective) {
-    ctx.recompute_modules = recompute.modules;
-    if (ctx.recompute_modules.empty()) {
-      ctx.recompute_modules = {"core_attn"};
-    }
-  }
+  ctx.recompute_modules = config::recompute_modules(spec.training.recompute);
   return ctx;
 }
 
