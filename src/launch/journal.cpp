@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fault.hpp"
+#include "util/process.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -273,8 +274,7 @@ bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) con
   const fs::path dir = m_dir / "claims";
   make_dirs(dir);
   const fs::path target = dir / std::string(name);
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
+  const std::string host = process::host_name();
   const nlohmann::json mine = {{"host", host}, {"pid", ::getpid()}, {"time", utc_now(false)}};
   for (int tries = 0; tries < 3; ++tries) {
     const fs::path temp = dir / (".tmp-" + temp_name());

@@ -9,8 +9,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <optional>
 
@@ -53,9 +51,7 @@ bool recover_by_tag(Journal& journal, const AttemptState& attempt, const RunOpti
                     const RunContext& context)
 {
   const auto started = submit_started_record(journal, attempt.number);
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  const bool same_host = started && started->data.value("host", "") == host;
+  const bool same_host = started && started->data.value("host", "") == process::host_name();
   const auto since = started ? started->data.value("at", std::int64_t{0}) : std::int64_t{0};
   bool told = false;
   std::vector<slurm::JobStatus> found;
@@ -143,12 +139,10 @@ void submit_attempt(Journal& journal, const AttemptState& attempt, const config:
         return;
       }
       if (!started) {
-        char host[256] = {};
-        ::gethostname(host, sizeof host - 1);
         const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch()).count();
         journal.append("submit_started",
-                       {{"attempt", attempt.number}, {"tag", attempt.tag}, {"host", host}, {"at", now}});
+                       {{"attempt", attempt.number}, {"tag", attempt.tag}, {"host", process::host_name()}, {"at", now}});
         started = true;
       }
       slurm::SubmitOptions submit;

@@ -418,6 +418,15 @@ std::string describe_status(const Result& result)
   return fmt::format("exit code {}", result.exit_code);
 }
 
+std::string host_name()
+{
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) {
+    return {};
+  }
+  return host;
+}
+
 bool any_process_with_argument(std::string_view needle)
 {
   std::error_code ec;

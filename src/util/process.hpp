@@ -65,6 +65,10 @@ Result run(const Command& command);
 // `env` overrides in front: "SLURM_CONF=/x sbatch --parsable job.sbatch".
 std::string to_display_string(const Command& command);
 
+// This machine's host name (gethostname), to tell whether a recorded process
+// ran here; empty if it cannot be read.
+std::string host_name();
+
 // Return true if a process on this host has `needle` in one of its command
 // line arguments (read from /proc). Used to tell whether an sbatch started by
 // a launchguard that was killed is still in flight.
