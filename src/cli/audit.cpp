@@ -163,6 +163,14 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
     const std::string text = read_input(path);
     audit::AuditOptions options = parsed.options;
     options.template_mode = parsed.force_template || path.ends_with(".mustache");
+    // A relative --output is relative to where sbatch runs: the current
+    // directory or, as scripts are usually submitted, the script's own.
+    const std::filesystem::path script_dir = std::filesystem::path(path).parent_path();
+    options.directory_exists = [script_dir, path](const std::string& dir) {
+      std::error_code ec;
+      return std::filesystem::is_directory(dir, ec)
+             || (path != "-" && std::filesystem::is_directory(script_dir / dir, ec));
+    };
     audit::AuditResult result = audit::audit_text(text, path, options);
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;
