@@ -11,11 +11,11 @@
 #include "cli/preflight.hpp"
 #include "env/compose.hpp"
 #include "render/render.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -40,15 +40,6 @@ std::vector<Diagnostic> findings_of(const config::JobSpec& spec, const env::Envi
     }
   }
   return all;
-}
-
-void write_output(const std::string& path, const std::string& script)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << script;
-  if (!out.flush()) {
-    throw SystemError("cannot write {}", path);
-  }
 }
 
 // Print the findings (stderr, errors and warnings only: advice is `check`'s
@@ -103,7 +94,7 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
   const std::string script =
     render_job_script(spec, environment);
   if (parsed.vars.count("output") != 0U) {
-    write_output(parsed.vars["output"].as<std::string>(), script);
+    write_file_atomically(parsed.vars["output"].as<std::string>(), script);
   } else if (!global.json) {
     std::cout << script;
   }
