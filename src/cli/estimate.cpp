@@ -4,7 +4,11 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
+#include "cli/throughput_output.hpp"
 #include "env/compose.hpp"
+#include "throughput/throughput.hpp"
+
+#include <fmt/core.h>
 
 namespace lg::cli {
 
@@ -17,10 +21,16 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
   estimate::Options estimate_options;
   estimate_options.expandable_segments = env::has_expandable_segments(env::compose(spec, {}));
   const estimate::Estimate result = estimate::estimate(spec, estimate_options);
+  const throughput::Throughput speed = throughput::predict(spec);
   if (global.json) {
-    print_json(to_json(result));
+    nlohmann::json out = to_json(result);
+    out["throughput"] = to_json(speed);
+    out["throughput"]["main_cost"] = speed.main_cost;
+    out["throughput"]["costs"] = costs_json(speed);
+    print_json(out);
   } else {
     print_estimate(global, spec, result);
+    fmt::print("\n{}\n", throughput_line(speed));
   }
   return k_exit_ok;
 }
