@@ -4,7 +4,9 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
+#include "cli/throughput_output.hpp"
 #include "preflight/judge.hpp"
+#include "throughput/throughput.hpp"
 
 #include <fmt/core.h>
 
@@ -25,8 +27,12 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
       startup.push_back(finding);
     }
   }
+  const throughput::Throughput speed = throughput::predict(spec);
   if (global.json) {
     nlohmann::json document = to_json(judged.estimate);
+    document["throughput"] = to_json(speed);
+    document["throughput"]["main_cost"] = speed.main_cost;
+    document["throughput"]["costs"] = costs_json(speed);
     if (!startup.empty()) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& finding : startup) {
@@ -41,6 +47,7 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
       fmt::print("\n");
     }
     print_estimate(global, spec, judged.estimate);
+    fmt::print("\n{}\n", throughput_line(speed));
   }
   return startup.empty() ? k_exit_ok : k_exit_job_errors;
 }

@@ -9,11 +9,11 @@
 #include "cli/output.hpp"
 #include "cli/job_script.hpp"
 #include "preflight/judge.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -24,14 +24,6 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-void write_output(const std::string& path, const std::string& script)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << script;
-  if (!out.flush()) {
-    throw SystemError("cannot write {}", path);
-  }
-}
 
 // Print the findings (stderr, errors and warnings only: advice is `check`'s
 // business) or the JSON document (every finding).
@@ -84,7 +76,7 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
   }
   const std::string script = render_job_script(spec, judged.environment);
   if (parsed.vars.count("output") != 0U) {
-    write_output(parsed.vars["output"].as<std::string>(), script);
+    write_file_atomically(parsed.vars["output"].as<std::string>(), script);
   } else if (!global.json) {
     std::cout << script;
   }
