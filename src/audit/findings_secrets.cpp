@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <cctype>
 #include <set>
 #include <string_view>
@@ -147,44 +149,125 @@ void secrets(FindingContext& c)
   }
 }
 
-// A directive line's words, and each word's value after '='.
-bool directive_placeholder(const std::string& line, bool template_mode)
+// The placeholder inside `t` as written ("{{ nodes }}", "<account>",
+// "__OUTPUT_DIR__", "your_own_partition"), or empty. Occurrences of the same
+// token are one finding.
+std::string placeholder_token(std::string_view t, bool template_mode)
+{
+  if (!placeholder(t, template_mode)) {
+    return {};
+  }
+  auto span = [&](std::string_view open, std::string_view close) -> std::string {
+    const auto b = t.find(open);
+    const auto e = b == std::string_view::npos ? b : t.find(close, b + open.size());
+    return e == std::string_view::npos ? std::string() : std::string(t.substr(b, e + close.size() - b));
+  };
+  if (!template_mode) {
+    if (auto m = span("{{", "}}"); !m.empty()) {
+      return m;
+    }
+  }
+  if (angle_placeholder(t)) {
+    return span("<", ">");
+  }
+  if (dunder_placeholder(t)) {
+    return span("__", "__");
+  }
+  if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
+    const auto end = t.find_first_of(" \t,:", at);
+    return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  }
+  std::size_t end = 0;
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+    ++end;
+  }
+  return std::string(t.substr(0, end == 0 ? t.size() : end));
+}
+
+struct PlaceholderUse
+{
+  int offset = -1;
+  int line = 0;
+  bool blocks = false;  // in a directive sbatch or Slurm rejects (not --job-name/--comment)
+};
+
+// The words of a directive line (after "#SBATCH "), each word and its value
+// after '='; calls `use(token, blocks)` for each placeholder found.
+template<typename Use>
+void directive_placeholders(const std::string& line, bool template_mode, Use use)
 {
   std::size_t i = 0;
+  for (std::string open : {"{{", "<"}) {
+    // A placeholder with spaces inside ("{{ nodes }}", "<SLURM OPTIONS>") is one word.
+    const auto b = line.find(open);
+    if (b != std::string::npos) {
+      const std::string t = placeholder_token(line.substr(b), template_mode);
+      if (!t.empty()) {
+        const auto start = line.rfind(' ', b);
+        const std::string option = line.substr(start == std::string::npos ? 0 : start + 1, b - (start == std::string::npos ? 0 : start + 1));
+        use(t, option.find("job-name") == std::string::npos && option.find("comment") == std::string::npos);
+        return;
+      }
+    }
+  }
   while (i < line.size()) {
     const auto end = std::min(line.find_first_of(" \t", i), line.size());
     const std::string word = line.substr(i, end - i);
     const auto eq = word.find('=');
-    if (placeholder(word, template_mode) || (eq != std::string::npos && placeholder(word.substr(eq + 1), template_mode))) {
-      return true;
+    const std::string value = eq == std::string::npos ? word : word.substr(eq + 1);
+    std::string t = placeholder_token(value, template_mode);
+    if (t.empty()) {
+      t = placeholder_token(word, template_mode);
+    }
+    if (!t.empty()) {
+      const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");
+      use(t, !cosmetic);
     }
     i = end + 1;
   }
-  return placeholder(line, template_mode);
 }
 
 void placeholders(FindingContext& c)
 {
   const ScriptModel& m = c.model;
   const bool tmpl = c.options.template_mode;
-  std::set<int> lines;  // one finding per line
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<PlaceholderUse>> uses;
+  auto record = [&](const std::string& token, int offset, bool blocks) {
+    auto& list = uses[token];
+    if (list.empty()) {
+      order.push_back(token);
+    }
+    const int line = m.line_of(offset);
+    for (auto& u : list) {
+      if (u.line == line) {
+        u.blocks = u.blocks || blocks;
+        return;
+      }
+    }
+    list.push_back(PlaceholderUse{offset, line, blocks});
+  };
   for (std::size_t l = 0; l < m.line_starts.size(); ++l) {
     const auto begin = static_cast<std::size_t>(m.line_starts[l]);
     if (m.text.compare(begin, 8, "#SBATCH ") != 0) {
       continue;
     }
     const auto eol = m.text.find('\n', begin);
-    const std::string line = m.text.substr(begin, eol == std::string::npos ? std::string::npos : eol - begin);
-    if (directive_placeholder(line.substr(8, line.find(" #", 8) == std::string::npos ? std::string::npos : line.find(" #", 8) - 8), tmpl)
-        && lines.insert(static_cast<int>(l) + 1).second) {
-      c.add(Severity::error, "audit.placeholder",
-            fmt::format("leftover placeholder in a directive: {}", line), "fill in the real value", static_cast<int>(begin));
+    std::string line = m.text.substr(begin + 8, eol == std::string::npos ? std::string::npos : eol - begin - 8);
+    if (const auto comment = line.find(" #"); comment != std::string::npos) {
+      line.resize(comment);
     }
+    directive_placeholders(line, tmpl, [&](const std::string& token, bool blocks) {
+      record(token, static_cast<int>(begin), blocks);
+    });
   }
   auto check_word = [&](const Word& w) {
-    if (w.offset >= 0 && placeholder(w.text(), tmpl) && lines.insert(m.line_of(w.offset)).second) {
-      c.add(Severity::warning, "audit.placeholder", fmt::format("leftover placeholder: {}", w.text()),
-            "fill in the real value (or read it from a variable the caller sets)", w.offset);
+    if (w.offset < 0) {
+      return;
+    }
+    const std::string t = placeholder_token(w.text(), tmpl);
+    if (!t.empty()) {
+      record(t, w.offset, false);
     }
   };
   for (const auto& a : m.assignments) {
@@ -200,6 +283,25 @@ void placeholders(FindingContext& c)
         check_word(w);
       }
     }
+  }
+  for (const auto& token : order) {
+    auto list = uses[token];
+    std::sort(list.begin(), list.end(), [](const PlaceholderUse& x, const PlaceholderUse& y) { return x.line < y.line; });
+    const bool blocks = std::any_of(list.begin(), list.end(), [](const PlaceholderUse& u) { return u.blocks; });
+    std::string also;
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      also += fmt::format("{}{}", i == 1 ? "" : ", ", list[i].line);
+    }
+    const PlaceholderUse& first = list.front();
+    std::string message = blocks ? fmt::format("leftover placeholder {} in an #SBATCH option: sbatch passes it to Slurm as written", token)
+                                 : fmt::format("leftover placeholder: {}", token);
+    if (!also.empty()) {
+      message += fmt::format(" (also used on line{} {})", list.size() > 2 ? "s" : "", also);
+    }
+    c.add(blocks ? Severity::error : Severity::warning, "audit.placeholder", std::move(message),
+          blocks ? "fill in the real value (sbatch does not expand variables or templates in #SBATCH lines)"
+                 : "fill in the real value (or read it from a variable the caller sets)",
+          first.offset);
   }
 }
 
