@@ -40,7 +40,7 @@ bool keys_known(const ScriptJob& job, const std::string& rule)
     return job.megatron && job.key_known("training.cuda_graphs");
   }
   static constexpr std::array<std::string_view, 4> k_always = {
-    "env.alloc_conf_malformed", "env.alloc_conf_unknown_key", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1"};
+    "allocator_config_error", "env.alloc_conf_async_ignores", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1"};
   for (auto id : k_always) {
     if (rule == id) {
       return true;
