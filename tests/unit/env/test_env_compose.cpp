@@ -231,3 +231,19 @@ TEST_CASE("100,000 user variables compose in linear time, each once, last value 
   REQUIRE(environment.find("V7") != nullptr);
   CHECK(environment.find("V7")->value == "2");
 }
+
+TEST_CASE("A credential in [env] is a warning (the same detector as audit); token counts are not")
+{
+  auto spec = testing::minimal_job_spec();
+  spec.env = {{"HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz0123456789"}, {"TOTAL_TOKENS", "300B"},
+              {"TOKENS_DIR", "/data/tokens"}};
+  const auto environment = env::compose(spec, {});
+  const auto* secret = finding(environment, "env.secret_in_job");
+  REQUIRE(secret != nullptr);
+  CHECK(secret->severity == Severity::warning);
+  CHECK(secret->message.find("HF_TOKEN") != std::string::npos);
+  CHECK(secret->fix.find("--export=ALL") != std::string::npos);
+  CHECK(std::count_if(environment.findings.begin(), environment.findings.end(),
+                      [](const auto& d) { return d.rule == "env.secret_in_job"; })
+        == 1);
+}
