@@ -12,6 +12,8 @@ find_package(nlohmann_json 3.11 REQUIRED)      # nlohmann-json3-dev
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2) # libre2-dev (no CMake config in 20220601)
 find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)                    # zlib1g-dev (gzip logs)
+pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd) # libzstd-dev (zstd logs)
 if(NOT LG_STATIC)
   find_package(fmt 9 REQUIRED)                 # libfmt-dev
   find_package(tomlplusplus 3 REQUIRED)        # libtomlplusplus-dev (compiled shared library)

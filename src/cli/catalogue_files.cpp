@@ -3,9 +3,10 @@
 #include "cli/data_paths.hpp"
 #include "util/error.hpp"
 #include "util/input.hpp"
+#include "util/log_reader.hpp"
 
 #include <algorithm>
-#include <cstdint>
+#include <memory>
 #include <filesystem>
 
 namespace lg::cli {
@@ -14,7 +15,20 @@ namespace fs = std::filesystem;
 
 std::string read_text(const std::string& path, std::string_view what)
 {
-  return read_file(path, what, what == "log" ? SIZE_MAX : k_max_job_bytes);
+  return read_file(path, what, k_max_job_bytes);
+}
+
+diagnose::ScanResult scan_log_files(const std::vector<std::string>& paths, const diagnose::Matcher& matcher)
+{
+  std::vector<std::shared_ptr<LogReader>> readers;
+  for (const auto& path : paths) {
+    readers.push_back(std::make_shared<LogReader>(path));
+  }
+  std::vector<diagnose::LogStream> streams;
+  for (const auto& reader : readers) {
+    streams.push_back({reader->name(), [reader](char* buffer, std::size_t size) { return reader->read(buffer, size); }});
+  }
+  return diagnose::scan_streams(std::move(streams), matcher);
 }
 
 static void add_file(diagnose::Catalogue& catalogue, const fs::path& path)

@@ -141,14 +141,8 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
                                                          : std::vector<std::string>{};
   const diagnose::Matcher matcher(load_catalogue(extra));
   const JobFacts facts = make_context(parsed);
-  std::vector<std::string> texts;
-  texts.reserve(parsed.positional.size());
-  std::vector<diagnose::LogFile> logs;
-  for (const auto& path : parsed.positional) {
-    texts.push_back(read_text(path, "log"));
-    logs.push_back({path == "-" ? "<stdin>" : path, texts.back()});
-  }
-  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, facts.context);
+  const diagnose::Diagnosis diagnosis =
+    diagnose::diagnose_scan(scan_log_files(parsed.positional, matcher), matcher, facts.context);
   if (global.json) {
     nlohmann::json document = to_json(diagnosis);
     if (parsed.vars.count("job") != 0) {

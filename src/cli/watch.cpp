@@ -104,17 +104,10 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
   if (parsed.vars.count("log") != 0) {
-    std::vector<std::string> texts;
-    std::vector<diagnose::LogFile> logs;
     const auto files = parsed.vars["log"].as<std::vector<std::string>>();
-    for (const auto& file : files) {
-      texts.push_back(read_text(file, "log"));
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      logs.push_back({files[i], texts[i]});
-    }
     const std::string state = ids.size() == 1 ? last[ids.front()] : std::string();
-    const auto diagnosis = diagnose::diagnose(logs, *live.matcher, {state, std::nullopt});
+    const auto diagnosis =
+      diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {

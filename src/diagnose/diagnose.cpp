@@ -25,13 +25,15 @@ struct Candidate
   std::optional<Timestamp> time;
 };
 
-// Return the timestamp of the hit's line, or of the nearest line above it.
-std::optional<Timestamp> timestamp_near(std::string_view text, const Hit& hit)
+// Return the timestamp of the hit's line, or of the nearest line above it
+// (in the context the scan kept for the first hit of its signature).
+std::optional<Timestamp> timestamp_near(const Hit& hit)
 {
   if (auto stamp = find_timestamp(hit.text)) {
     return stamp;
   }
-  std::size_t end = hit.offset;  // start of the line below the one to read
+  const std::string_view text = hit.context;
+  std::size_t end = hit.context_offset;  // start of the line below the one to read
   for (std::size_t i = 0; i < k_lookback_lines && end > 0; ++i) {
     const auto newline = end >= 2 ? text.rfind('\n', end - 2) : std::string_view::npos;
     const std::size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
@@ -87,7 +89,7 @@ const Candidate& choose(const std::vector<Candidate>& candidates)
   });
 }
 
-Evidence evidence_of(const Candidate& candidate, const std::vector<LogFile>& logs,
+Evidence evidence_of(const Candidate& candidate, const std::vector<std::string>& names,
                      std::string_view state)
 {
   if (candidate.hit == nullptr) {
@@ -97,7 +99,7 @@ Evidence evidence_of(const Candidate& candidate, const std::vector<LogFile>& log
   if (candidate.hit->text.size() > k_evidence_chars) {
     text += " …";
   }
-  return {logs[candidate.hit->file].name, candidate.hit->line, std::move(text)};
+  return {names[candidate.hit->file], candidate.hit->line, std::move(text)};
 }
 
 Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, const Context& context)
@@ -116,9 +118,9 @@ Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, co
 
 void add_evidence_and_consequences(Diagnosis& diagnosis, const Candidate& winner,
                                    const std::vector<Candidate>& candidates,
-                                   const std::vector<LogFile>& logs, const Context& context)
+                                   const std::vector<std::string>& names, const Context& context)
 {
-  diagnosis.evidence.push_back(evidence_of(winner, logs, context.slurm_state));
+  diagnosis.evidence.push_back(evidence_of(winner, names, context.slurm_state));
   std::set<std::pair<std::string, std::size_t>> seen{{diagnosis.evidence[0].file, diagnosis.evidence[0].line}};
   std::vector<std::pair<int, std::string>> others;
   for (const auto& candidate : candidates) {
@@ -126,7 +128,7 @@ void add_evidence_and_consequences(Diagnosis& diagnosis, const Candidate& winner
       others.emplace_back(candidate.sig->rank, candidate.sig->category);
       continue;
     }
-    Evidence more = evidence_of(candidate, logs, context.slurm_state);
+    Evidence more = evidence_of(candidate, names, context.slurm_state);
     if (diagnosis.evidence.size() < k_evidence_lines && seen.insert({more.file, more.line}).second) {
       diagnosis.evidence.push_back(std::move(more));
     }
@@ -145,7 +147,7 @@ void add_evidence_and_consequences(Diagnosis& diagnosis, const Candidate& winner
 
 // No cause found: "unknown" with the exit-status lines as evidence when Slurm
 // says the job failed, else "none" (an exit status alone is no diagnosis).
-Diagnosis no_cause(const std::vector<Hit>& hits, const std::vector<LogFile>& logs,
+Diagnosis no_cause(const std::vector<Hit>& hits, const std::vector<std::string>& names,
                    const Context& context, const Facts& facts, const Catalogue& catalogue)
 {
   Diagnosis diagnosis;
@@ -164,7 +166,7 @@ Diagnosis no_cause(const std::vector<Hit>& hits, const std::vector<LogFile>& log
   apply_defaults(diagnosis, nullptr, catalogue);
   for (const Hit& hit : hits) {
     if (catalogue.signatures[hit.signature].fact == "job_failed" && diagnosis.evidence.size() < k_evidence_lines) {
-      diagnosis.evidence.push_back({logs[hit.file].name, hit.line, std::string(hit.text.substr(0, k_evidence_chars))});
+      diagnosis.evidence.push_back({names[hit.file], hit.line, hit.text.substr(0, k_evidence_chars)});
     }
   }
   return diagnosis;
@@ -181,17 +183,17 @@ bool is_failed_state(std::string_view state)
   return std::find(failed.begin(), failed.end(), state.substr(0, space)) != failed.end();
 }
 
-Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, const Context& context,
-                   const ScanOptions& options)
+Diagnosis diagnose_scan(const ScanResult& scan, const Matcher& matcher, const Context& context)
 {
   const Catalogue& catalogue = matcher.catalogue();
-  const std::vector<Hit> hits = scan_logs(logs, matcher, options);
+  const std::vector<Hit>& hits = scan.hits;
+  const std::vector<std::string>& names = scan.names;
   const Facts facts = collect_facts(hits, catalogue, context);
   std::vector<Candidate> candidates;
   for (const Hit& hit : hits) {
     const Signature& sig = catalogue.signatures[hit.signature];
     if (!sig.category.empty()) {
-      candidates.push_back({&hit, &sig, timestamp_near(logs[hit.file].text, hit)});
+      candidates.push_back({&hit, &sig, timestamp_near(hit)});
     }
   }
   const auto state_sig = state_signature(context.slurm_state.substr(0, context.slurm_state.find(' ')));
@@ -199,7 +201,7 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
     candidates.push_back({nullptr, &*state_sig, std::nullopt});
   }
   if (candidates.empty()) {
-    return no_cause(hits, logs, context, facts, catalogue);
+    return no_cause(hits, names, context, facts, catalogue);
   }
   const Candidate& winner = choose(candidates);
   Diagnosis diagnosis;
@@ -208,15 +210,21 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   diagnosis.signature = winner.sig->id;
   apply_defaults(diagnosis, winner.sig, catalogue);
   if (winner.sig->parse == "torch_oom" && winner.hit != nullptr) {
-    refine_oom(diagnosis, gather_oom_message(logs[winner.hit->file].text, winner.hit->offset), facts,
+    refine_oom(diagnosis, gather_oom_message(winner.hit->context, winner.hit->context_offset), facts,
                catalogue);
   }
   apply_facts(diagnosis, facts);
   if (state_sig && state_sig->category == diagnosis.category) {
     diagnosis.confidence = std::max(diagnosis.confidence, 0.95);
   }
-  add_evidence_and_consequences(diagnosis, winner, candidates, logs, context);
+  add_evidence_and_consequences(diagnosis, winner, candidates, names, context);
   return diagnosis;
+}
+
+Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, const Context& context,
+                   const ScanOptions& options)
+{
+  return diagnose_scan(scan_logs(logs, matcher, options), matcher, context);
 }
 
 Diagnosis diagnose(const std::vector<LogFile>& logs, const Catalogue& catalogue, const Context& context)

@@ -1,5 +1,6 @@
 // diagnose: log text in, failure category + evidence + fix out. Pure: the
-// caller reads the files and the catalogue; nothing here touches the disk.
+// caller opens the logs (scan_streams reads them through the caller's
+// functions) and the catalogue; nothing here touches the disk.
 //
 // Root-cause ordering (failure_signatures.md "Root-cause ordering"): every
 // signature has a causal rank; the lowest rank seen wins, and among hits of
@@ -55,6 +56,9 @@ struct Diagnosis
 
 // Return true if `state` is a Slurm state of a job that did not succeed.
 bool is_failed_state(std::string_view state);
+
+// Diagnose the hits of a scan (scan_streams) with the `matcher` that made it.
+Diagnosis diagnose_scan(const ScanResult& scan, const Matcher& matcher, const Context& context = {});
 
 // Diagnose `logs` with the compiled `matcher`.
 Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher,

@@ -33,6 +33,9 @@ struct Matcher::Impl
 {
   Catalogue catalogue;
   RE2::Set set{pattern_options(), RE2::UNANCHORED};
+  RE2::Set residual{pattern_options(), RE2::UNANCHORED};  // patterns the prefilter misses
+  std::size_t residual_count = 0;
+  std::unique_ptr<Prefilter> prefilter;
   std::vector<std::unique_ptr<RE2>> patterns;     // same order as the set
   std::vector<std::size_t> pattern_signature;     // pattern -> signature
   std::vector<std::vector<std::unique_ptr<RE2>>> negatives;  // per signature
@@ -74,10 +77,20 @@ Matcher::Matcher(Catalogue catalogue)
   : m_impl(std::make_unique<Impl>())
 {
   m_impl->catalogue = std::move(catalogue);
+  std::vector<std::string> all;
   for (std::size_t i = 0; i < m_impl->catalogue.signatures.size(); ++i) {
     m_impl->add(i);
+    const auto& patterns = m_impl->catalogue.signatures[i].patterns;
+    all.insert(all.end(), patterns.begin(), patterns.end());
   }
-  if (!m_impl->set.Compile()) {
+  m_impl->prefilter = std::make_unique<Prefilter>(all);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!m_impl->prefilter->covers(i)) {
+      m_impl->residual.Add("(?m:" + all[i] + ")", nullptr);
+      ++m_impl->residual_count;
+    }
+  }
+  if (!m_impl->set.Compile() || (m_impl->residual_count > 0 && !m_impl->residual.Compile())) {
     throw InputError("the signature catalogue is too large to compile");
   }
 }
@@ -91,13 +104,23 @@ const Catalogue& Matcher::catalogue() const
   return m_impl->catalogue;
 }
 
-bool Matcher::may_match(std::string_view block) const
+const Prefilter& Matcher::prefilter() const
 {
-  if (m_impl->patterns.empty()) {
+  return *m_impl->prefilter;
+}
+
+bool Matcher::has_residual() const
+{
+  return m_impl->residual_count > 0;
+}
+
+bool Matcher::residual_may_match(std::string_view block) const
+{
+  if (m_impl->residual_count == 0) {
     return false;
   }
   RE2::Set::ErrorInfo error{};
-  const bool matched = m_impl->set.Match(piece(block), nullptr, &error);
+  const bool matched = m_impl->residual.Match(piece(block), nullptr, &error);
   return matched || error.kind != RE2::Set::kNoError;
 }
 

@@ -1,9 +1,12 @@
 // A catalogue compiled for matching: every pattern of every signature in one
-// RE2::Set (one DFA pass over the text, linear time, no backtracking), plus
-// each pattern and negative pattern on its own for the per-line checks.
+// RE2::Set (one DFA pass over a line, linear time, no backtracking), each
+// pattern and negative pattern on its own for the per-line checks, the
+// literal prefilter that picks the lines worth matching, and a second set
+// of the patterns the prefilter cannot cover, run over whole blocks.
 #pragma once
 
 #include "diagnose/catalogue.hpp"
+#include "diagnose/prefilter.hpp"
 
 #include <memory>
 #include <string_view>
@@ -25,9 +28,16 @@ public:
 
   const Catalogue& catalogue() const;
 
-  // Return false only if no pattern can match any line of `block` (many
-  // lines). False positives are allowed, false negatives are not.
-  bool may_match(std::string_view block) const;
+  // The literal prefilter: a line with no atom of it can only match a
+  // residual pattern.
+  const Prefilter& prefilter() const;
+
+  // Whether some pattern is residual (not covered by the prefilter).
+  bool has_residual() const;
+
+  // Return false only if no residual pattern can match any line of `block`
+  // (many lines). False positives are allowed, false negatives are not.
+  bool residual_may_match(std::string_view block) const;
 
   // Set `signatures` to the indices (into catalogue().signatures, ascending,
   // no duplicates) of the signatures with a pattern matching `line` and no

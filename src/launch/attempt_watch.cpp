@@ -7,6 +7,8 @@
 #include "launch/retry.hpp"
 #include "render/render.hpp"
 #include "util/bytes.hpp"
+#include "util/error.hpp"
+#include "util/log_reader.hpp"
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
@@ -14,9 +16,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <memory>
 #include <optional>
-#include <sstream>
 
 namespace lg::launch {
 
@@ -35,16 +36,21 @@ std::string final_state(const slurm::JobStatus& status)
   return std::string(slurm::to_string(status.state));
 }
 
-std::vector<std::string> read_logs(const std::vector<fs::path>& files)
+// The job's logs as streams (plain, gzip or zstd). A log that cannot be
+// opened is left out, as Slurm may not have written it.
+std::vector<diagnose::LogStream> open_logs(const std::vector<fs::path>& files)
 {
-  std::vector<std::string> texts;
+  std::vector<diagnose::LogStream> streams;
   for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    texts.push_back(buffer.str());
+    std::shared_ptr<LogReader> reader;
+    try {
+      reader = std::make_shared<LogReader>(file.string());
+    } catch (const InputError&) {
+      continue;
+    }
+    streams.push_back({file.string(), [reader](char* buffer, std::size_t size) { return reader->read(buffer, size); }});
   }
-  return texts;
+  return streams;
 }
 
 diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::string& job_id,
@@ -52,15 +58,20 @@ diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::str
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
                                           context.submit_dir);
-  const auto texts = read_logs(files);
-  std::vector<diagnose::LogFile> logs;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    logs.push_back(diagnose::LogFile{files[i].string(), texts[i]});
-  }
   diagnose::Context facts;
   facts.slurm_state = state;
   facts.expandable_segments_set = preflight::expandable_segments_on(spec);
-  return diagnose::diagnose(logs, *context.matcher, facts);
+  try {
+    return diagnose::diagnose_scan(diagnose::scan_streams(open_logs(files), *context.matcher), *context.matcher,
+                                   facts);
+  } catch (const InputError& e) {
+    // A log cut or damaged mid-stream: not read, so not called clean.
+    diagnose::Diagnosis unread;
+    unread.category = "unknown";
+    unread.reason = e.what();
+    unread.fix = "Read the job's logs by hand; launchguard could not read them to the end.";
+    return unread;
+  }
 }
 
 struct LiveState

@@ -3,7 +3,8 @@
 # message: a directory ("audit DIR" was exit 0 "clean", "diagnose DIR" "no
 # failure"), a FIFO (every command blocked forever), /dev/zero (grew to 4 GB
 # and bad_alloc), a symlink loop and a path too long ("internal error", exit 3).
-# The terminal never gets an escape sequence from a job value.
+# The terminal never gets an escape sequence from a job value. Compressed
+# logs are read (gzip, zstd) or refused.
 . "$(dirname "$0")/lib.sh"
 
 mkdir logs
@@ -44,3 +45,31 @@ if grep -q $'\033' err.txt; then
     echo "FAIL: a raw ESC reached the terminal" >&2
     exit 1
 fi
+
+# Compressed logs are read, never called clean unread: a gzip'd OOM log was
+# "no failure", exit 0. (The log is a PyTorch 2.x OOM message, fuzz corpus.)
+cp "$LG_SOURCE_DIR/fuzz/corpus/fuzz_diagnose/oom-frag-f3.log" oom.log
+gzip -k oom.log
+set +e
+"$LAUNCHGUARD" diagnose oom.log.gz > gz.txt
+rc=$?
+"$LAUNCHGUARD" diagnose - < oom.log.gz > stdin.txt
+rc_stdin=$?
+set -e
+expect_eq "$rc" "1"
+expect_eq "$rc_stdin" "1"
+expect_contains gz.txt "category: cuda_oom_fragmentation"
+expect_contains stdin.txt "category: cuda_oom_fragmentation"
+if command -v zstd > /dev/null; then
+    zstd -q oom.log -o oom.log.zst
+    set +e
+    "$LAUNCHGUARD" diagnose oom.log.zst > zst.txt
+    rc=$?
+    set -e
+    expect_eq "$rc" "1"
+    expect_contains zst.txt "category: cuda_oom_fragmentation"
+fi
+head -c 200 oom.log.gz > cut.log.gz
+refused "the gzip stream ends early" diagnose cut.log.gz
+printf 'BZh91AY&SY' > old.log.bz2
+refused "it is bzip2-compressed" diagnose old.log.bz2
