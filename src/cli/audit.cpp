@@ -13,14 +13,13 @@
 #include "config/loader.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 
 #include <fmt/core.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -39,18 +38,7 @@ struct AuditArgs
 
 std::string read_input(const std::string& path)
 {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read script '{}'", path);
-    error.hint = "check the path";
-    throw error;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, "script", k_max_script_bytes);
 }
 
 AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -163,6 +151,14 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
     const std::string text = read_input(path);
     audit::AuditOptions options = parsed.options;
     options.template_mode = parsed.force_template || path.ends_with(".mustache");
+    // A relative --output is relative to where sbatch runs: the current
+    // directory or, as scripts are usually submitted, the script's own.
+    const std::filesystem::path script_dir = std::filesystem::path(path).parent_path();
+    options.directory_exists = [script_dir, path](const std::string& dir) {
+      std::error_code ec;
+      return std::filesystem::is_directory(dir, ec)
+             || (path != "-" && std::filesystem::is_directory(script_dir / dir, ec));
+    };
     audit::AuditResult result = audit::audit_text(text, path, options);
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;

@@ -5,7 +5,7 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "cli/throughput_output.hpp"
-#include "env/compose.hpp"
+#include "preflight/judge.hpp"
 #include "throughput/throughput.hpp"
 
 #include <fmt/core.h>
@@ -18,21 +18,38 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
   add_job_options(options);
   const ParsedArgs parsed = parse_args("estimate", options, args);
   const config::JobSpec spec = load_job(parsed);
-  estimate::Options estimate_options;
-  estimate_options.expandable_segments = env::has_expandable_segments(env::compose(spec, {}));
-  const estimate::Estimate result = estimate::estimate(spec, estimate_options);
+  const preflight::JudgedJob judged = preflight::judge(spec);
+  // A PYTORCH_CUDA_ALLOC_CONF that PyTorch rejects changes the memory
+  // reading, so estimate reports it too (the same finding as check).
+  std::vector<Diagnostic> startup;
+  for (const auto& finding : judged.findings) {
+    if (finding.rule == env::k_allocator_config_error) {
+      startup.push_back(finding);
+    }
+  }
   const throughput::Throughput speed = throughput::predict(spec);
   if (global.json) {
-    nlohmann::json out = to_json(result);
-    out["throughput"] = to_json(speed);
-    out["throughput"]["main_cost"] = speed.main_cost;
-    out["throughput"]["costs"] = costs_json(speed);
-    print_json(out);
+    nlohmann::json document = to_json(judged.estimate);
+    document["throughput"] = to_json(speed);
+    document["throughput"]["main_cost"] = speed.main_cost;
+    document["throughput"]["costs"] = costs_json(speed);
+    if (!startup.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& finding : startup) {
+        list.push_back(to_json(finding));
+      }
+      document["findings"] = list;
+    }
+    print_json(document);
   } else {
-    print_estimate(global, spec, result);
+    if (!startup.empty()) {
+      print_diagnostics(global, startup);
+      fmt::print("\n");
+    }
+    print_estimate(global, spec, judged.estimate);
     fmt::print("\n{}\n", throughput_line(speed));
   }
-  return k_exit_ok;
+  return startup.empty() ? k_exit_ok : k_exit_job_errors;
 }
 
 } // namespace lg::cli

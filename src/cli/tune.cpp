@@ -9,7 +9,7 @@
 #include "cli/output.hpp"
 #include "cli/throughput_output.hpp"
 #include "config/loader.hpp"
-#include "env/compose.hpp"
+#include "preflight/judge.hpp"
 #include "tune/job_writer.hpp"
 #include "tune/search.hpp"
 #include "util/atomic_file.hpp"
@@ -279,7 +279,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
   request.free = tune::free_dimensions(spec, v.count("free") != 0 ? split_list(v["free"].as<std::string>())
                                                                   : std::vector<std::string>{},
                                        job_file);
-  request.expandable_segments = env::has_expandable_segments(env::compose(spec, {}));
+  request.expandable_segments = preflight::expandable_segments_on(spec);
   request.base = spec;
   const tune::Result result = tune::search(request);
   const int top = v["top"].as<int>();

@@ -84,7 +84,6 @@ Result search(const Request& request)
 
   estimate::Options options;
   options.expandable_segments = request.expandable_segments;
-  options.with_what_if = false;
   config::JobSpec work = base;  // one working copy, rewritten per layout
   const auto [dense_params, expert_params] = dense_and_expert_parameters(base);
   const SpaceCounts counts = enumerate(

@@ -30,7 +30,6 @@ config::JobSpec example()
 bool rules_error(const config::JobSpec& spec)
 {
   estimate::Options options;
-  options.with_what_if = false;
   return has_errors(rules::check(spec, estimate::estimate(spec, options)));
 }
 
@@ -79,7 +78,6 @@ TEST_CASE("every candidate fits, passes the rules, and the counts add up")
   CHECK(result.searched == result.pruned_by_rules + result.pruned_by_memory
                                + static_cast<long>(result.candidates.size()));
   estimate::Options options;
-  options.with_what_if = false;
   for (const auto& c : result.candidates) {
     const auto spec = tune::spec_of(request, result, c);
     const auto est = estimate::estimate(spec, options);
