@@ -24,6 +24,8 @@ constexpr std::size_t k_before_bytes = 4096;   // context kept above a block
 constexpr std::size_t k_after_bytes = 8192;    // context kept below a block
 constexpr std::size_t k_before_lines = 32;
 constexpr std::size_t k_after_lines = 8;
+constexpr std::size_t k_repeat_before_bytes = 2048;  // later hits of a signature
+constexpr std::size_t k_repeat_before_lines = 8;
 constexpr std::size_t k_max_buffers = 10;
 
 std::size_t count_newlines(const char* at, const char* end)
@@ -61,6 +63,7 @@ struct Result
   std::size_t file = 0;
   std::size_t newlines = 0;
   std::vector<Hit> hits;  // line numbers within the block (0-based) until merged
+  std::string head_lines;
 };
 
 template<typename T>
@@ -127,6 +130,10 @@ public:
     std::sort(m_found.begin(), m_found.end());
     m_found.erase(std::unique(m_found.begin(), m_found.end()), m_found.end());
     keep(chunk, result);
+    if (chunk.offset < m_options.head_bytes && !m_options.head_marker.empty()) {
+      const std::size_t limit = std::min(chunk.body_end - chunk.body_begin, m_options.head_bytes - chunk.offset);
+      head_lines(begin, begin + limit, end, result.head_lines);
+    }
   }
 
 private:
@@ -137,6 +144,26 @@ private:
     std::size_t signature;
     auto operator<=>(const Found&) const = default;
   };
+
+  // Append the lines of [begin, limit) that hold the head marker to `out`.
+  void head_lines(const char* begin, const char* limit, const char* end, std::string& out) const
+  {
+    const std::string& marker = m_options.head_marker;
+    for (const char* at = begin; at < limit;) {
+      const auto* found = static_cast<const char*>(
+        ::memmem(at, static_cast<std::size_t>(limit - at), marker.data(), marker.size()));
+      if (found == nullptr) {
+        return;
+      }
+      const auto* newline_before = static_cast<const char*>(::memrchr(at, '\n', static_cast<std::size_t>(found - at)));
+      const char* line_begin = newline_before == nullptr ? at : newline_before + 1;
+      const auto* newline = static_cast<const char*>(std::memchr(found, '\n', static_cast<std::size_t>(end - found)));
+      const char* line_end = newline == nullptr ? end : newline;
+      out.append(line_begin, std::min<std::size_t>(static_cast<std::size_t>(line_end - line_begin), k_max_hit_line));
+      out.push_back('\n');
+      at = line_end + 1;
+    }
+  }
 
   void match(const char* line_begin, const char* line_end, const char* base)
   {
@@ -227,23 +254,23 @@ private:
         text.remove_suffix(1);
       }
       hit.text = std::string(text.substr(0, k_max_hit_line));
-      if (count == 1) {
-        add_context(hit, chunk, found);
-      }
+      add_context(hit, chunk, found, count == 1);
       result.hits.push_back(std::move(hit));
     }
   }
 
-  static void add_context(Hit& hit, const Chunk& chunk, const Found& found)
+  static void add_context(Hit& hit, const Chunk& chunk, const Found& found, bool first)
   {
     const char* data = chunk.data.get();
+    const std::size_t before_lines = first ? k_before_lines : k_repeat_before_lines;
+    const std::size_t before_bytes = first ? k_before_bytes : k_repeat_before_bytes;
     std::size_t begin = found.line_begin;
-    for (std::size_t i = 0; i < k_before_lines && begin > 0 && found.line_begin - begin < k_before_bytes; ++i) {
+    for (std::size_t i = 0; i < before_lines && begin > 0 && found.line_begin - begin < before_bytes; ++i) {
       const auto* newline = static_cast<const char*>(::memrchr(data, '\n', begin - 1));
       begin = newline == nullptr ? 0 : static_cast<std::size_t>(newline - data) + 1;
     }
     std::size_t end = std::min(found.line_end, found.line_begin + k_max_hit_line);
-    const std::size_t after_limit = std::min(chunk.filled, end + k_after_bytes);
+    const std::size_t after_limit = first ? std::min(chunk.filled, end + k_after_bytes) : end;
     for (std::size_t i = 0; i < k_after_lines && end < after_limit; ++i) {
       const auto* newline = static_cast<const char*>(std::memchr(data + end + 1, '\n', after_limit - std::min(after_limit, end + 1)));
       end = newline == nullptr ? after_limit : static_cast<std::size_t>(newline - data);
@@ -394,6 +421,9 @@ private:
   void merge(ScanResult& out)
   {
     out.lines.assign(out.names.size(), 0);
+    out.head_lines.assign(out.names.size(), {});
+    const std::size_t head_room =
+      std::max<std::size_t>(64u << 10, m_options.head_keep_bytes / std::max<std::size_t>(1, out.names.size()));
     std::map<std::pair<std::size_t, std::size_t>, std::size_t> kept;  // (file, signature)
     for (Result& result : m_results) {
       for (Hit& hit : result.hits) {
@@ -402,13 +432,12 @@ private:
           continue;
         }
         hit.line += out.lines[result.file] + 1;
-        if (count > 1) {
-          hit.context.clear();
-          hit.context.shrink_to_fit();
-        }
         out.hits.push_back(std::move(hit));
       }
       out.lines[result.file] += result.newlines;
+      std::string& head = out.head_lines[result.file];
+      const std::size_t room = head_room > head.size() ? head_room - head.size() : 0;
+      head.append(result.head_lines, 0, std::min(room, result.head_lines.size()));
     }
   }
 

@@ -38,8 +38,9 @@ struct Hit
   std::size_t line = 0;       // 1-based
   std::size_t offset = 0;     // byte offset of the line in the file's text
   std::string text;           // the line, without its newline (at most k_max_hit_line bytes)
-  // For the first hit of each signature in each file: up to 32 lines above,
-  // the line, and up to 8 lines (8 KiB) below; empty for the others.
+  // The lines around the hit: for the first hit of each signature in each
+  // file up to 32 lines (4 KiB) above and 8 lines (8 KiB) below, for the
+  // others up to 8 lines (2 KiB) above; the line itself in between.
   std::string context;
   std::size_t context_offset = 0;  // where the line starts in `context`
 };
@@ -51,13 +52,20 @@ struct ScanOptions
   unsigned threads = 0;                  // 0: one per hardware thread
   std::size_t block_bytes = 2u << 20;    // unit of reading and of parallel work
   std::size_t hits_per_signature = 16;   // first N kept per file and signature
+  // Lines holding `head_marker` in the first `head_bytes` of each file are
+  // kept whole (at most `head_keep_bytes` over all files): NCCL's init lines,
+  // which name each rank's host (origin.hpp, hosts_in_text).
+  std::string head_marker = "NCCL";
+  std::size_t head_bytes = 4u << 20;
+  std::size_t head_keep_bytes = 8u << 20;
 };
 
 struct ScanResult
 {
   std::vector<std::string> names;  // per file
   std::vector<std::size_t> bytes;  // per file: text bytes read (after decompression)
-  std::vector<std::size_t> lines;  // per file
+  std::vector<std::size_t> lines;  // per file: line ends read
+  std::vector<std::string> head_lines;  // per file: the head_marker lines of its head, '\n'-separated
   std::vector<Hit> hits;           // ordered by file then line
 };
 
