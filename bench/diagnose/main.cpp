@@ -1,5 +1,6 @@
-// bench_diagnose [FAILURE_LOGS.json…] [--size-gb N] [--catalogue FILE] [--verbose]
-//                [--skip-speed] [--skip-first-rank] [--trials N]
+// bench_diagnose [FAILURE_LOGS.json…] [--size-gb N]… [--per-rank-gb N] [--launchguard BIN]
+//                [--catalogue FILE] [--verbose] [--skip-speed] [--skip-first-rank] [--trials N]
+// Speed: --size-gb is repeatable (default 1, 4 and 16 when the disk has room).
 // Prints accuracy figures on the labelled logs (the files given, else those
 // in $LG_FAILURE_LOGS, colon-separated; says so when there are none or one is
 // absent), the first failing rank on generated 64-rank logs, and the scan
@@ -25,13 +26,18 @@ int main(int argc, char** argv)
   std::string catalogue_path;
   bool first_rank = true;
   int trials = 20;
-  double size_gb = 1.0;
+  lg::bench::SpeedOptions speed_options;
+  speed_options.launchguard = LG_LAUNCHGUARD_BINARY;
   bool verbose = false;
   bool speed = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--size-gb" && i + 1 < argc) {
-      size_gb = std::stod(argv[++i]);
+      speed_options.sizes_gb.push_back(std::stod(argv[++i]));
+    } else if (arg == "--per-rank-gb" && i + 1 < argc) {
+      speed_options.per_rank_gb = std::stod(argv[++i]);
+    } else if (arg == "--launchguard" && i + 1 < argc) {
+      speed_options.launchguard = argv[++i];
     } else if (arg == "--catalogue" && i + 1 < argc) {
       catalogue_path = argv[++i];
     } else if (arg == "--verbose") {
@@ -77,8 +83,11 @@ int main(int argc, char** argv)
       lg::bench::run_first_rank(matcher, trials);
     }
     if (speed) {
-      fmt::print("\n== scan speed ({:.1f} GB) ==\n", size_gb);
-      lg::bench::run_speed(matcher, static_cast<std::size_t>(size_gb * 1e9));
+      if (speed_options.sizes_gb.empty()) {
+        speed_options.sizes_gb = {1, 4, 16};
+      }
+      fmt::print("\n== scan speed: launchguard diagnose vs ripgrep and grep -E, same patterns ==\n");
+      lg::bench::run_speed(matcher, speed_options);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "bench_diagnose: error: {}\n", e.what());

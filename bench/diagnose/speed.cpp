@@ -2,25 +2,23 @@
 
 #include "synthetic_log.hpp"
 
-#include "diagnose/diagnose.hpp"
-
 #include <fmt/core.h>
 
-#include <sys/mman.h>
-#include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
-#include <thread>
 
 namespace lg::bench {
 
 namespace {
 
+namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start)
@@ -28,8 +26,8 @@ double seconds_since(Clock::time_point start)
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The catalogue's patterns as POSIX ERE for grep -E (they are written in the
-// common subset; "(?:" is the only RE2-only construct to translate).
+// The catalogue's patterns, one per line, for grep -E -f and rg -f (they are
+// written in the common subset; "(?:" is the only RE2-only construct).
 void write_patterns(const diagnose::Catalogue& catalogue, const std::string& path)
 {
   std::ofstream out(path);
@@ -43,96 +41,168 @@ void write_patterns(const diagnose::Catalogue& catalogue, const std::string& pat
   }
 }
 
-class MappedFile
+bool have(const std::string& program)
 {
-public:
-  explicit MappedFile(const std::string& path)
-  {
-    m_fd = ::open(path.c_str(), O_RDONLY);
-    m_size = std::filesystem::file_size(path);
-    void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, m_fd, 0);
-    if (m_fd < 0 || data == MAP_FAILED) {
-      throw std::runtime_error("cannot map " + path);
-    }
-    m_data = static_cast<const char*>(data);
-  }
-  ~MappedFile()
-  {
-    ::munmap(const_cast<char*>(m_data), m_size);
-    ::close(m_fd);
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  std::string_view text() const { return {m_data, m_size}; }
-
-private:
-  int m_fd = -1;
-  std::size_t m_size = 0;
-  const char* m_data = nullptr;
-};
-
-double time_diagnose(const diagnose::Matcher& matcher, const std::string& path, unsigned threads,
-                     std::size_t oom_line)
-{
-  const auto start = Clock::now();
-  const MappedFile file(path);
-  diagnose::ScanOptions options;
-  options.threads = threads;
-  const auto diagnosis = diagnose::diagnose({{path, file.text()}}, matcher, {}, options);
-  const double elapsed = seconds_since(start);
-  const bool found = !diagnosis.evidence.empty() && diagnosis.evidence[0].line == oom_line;
-  fmt::print("  diagnose ({} thread{}): {:.3f} s, {:.2f} GB/s -> {} at line {}{}\n", threads,
-             threads == 1 ? "" : "s", elapsed, double(file.text().size()) / elapsed / 1e9, diagnosis.category,
-             diagnosis.evidence.empty() ? 0 : diagnosis.evidence[0].line, found ? " (the OOM)" : " (WRONG LINE)");
-  return elapsed;
+  return std::system(fmt::format("command -v {} > /dev/null 2>&1", program).c_str()) == 0;
 }
 
-double time_grep(const std::string& patterns, const std::string& path, std::size_t bytes)
+struct Run
 {
-  const std::string command = fmt::format("LC_ALL=C grep -E -c -f '{}' '{}' > '{}.grep'", patterns, path, path);
+  double seconds = 0;
+  double peak_mib = 0;
+  int status = 0;
+  std::string output;  // first line of stdout
+};
+
+// Run `command` under /usr/bin/time (wall time and peak RSS of the process).
+Run timed(const std::string& command, const fs::path& dir)
+{
+  const fs::path times = dir / "time.txt";
+  const fs::path output = dir / "out.txt";
+  const fs::path script = dir / "command.sh";
+  std::ofstream(script) << "exec " << command << "\n";  // exec: time measures the tool itself
+  const std::string line = fmt::format("/usr/bin/time -f '%e %M' -o '{}' bash '{}' > '{}' 2>&1", times.string(),
+                                       script.string(), output.string());
   const auto start = Clock::now();
-  const int status = std::system(command.c_str());
-  const double elapsed = seconds_since(start);
-  std::ifstream counted(path + ".grep");
-  std::string matches;
-  std::getline(counted, matches);
-  fmt::print("  grep -E -c -f patterns.txt (LC_ALL=C): {:.3f} s, {:.2f} GB/s ({} matching lines, exit {})\n", elapsed,
-             double(bytes) / elapsed / 1e9, matches, status);
-  return elapsed;
+  const int status = std::system(line.c_str());
+  Run run;
+  run.seconds = seconds_since(start);
+  run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(times);
+  double elapsed = 0;
+  long kib = 0;
+  if (in >> elapsed >> kib) {
+    run.peak_mib = static_cast<double>(kib) / 1024.0;
+  }
+  std::ifstream out(output);
+  std::getline(out, run.output);
+  return run;
+}
+
+// Best of `tries` by wall time.
+Run best(const std::string& command, const fs::path& dir, int tries)
+{
+  Run out = timed(command, dir);
+  for (int i = 1; i < tries; ++i) {
+    Run again = timed(command, dir);
+    if (again.seconds < out.seconds) {
+      out = again;
+    }
+  }
+  return out;
+}
+
+void row(std::string_view tool, const Run& run, std::size_t bytes)
+{
+  fmt::print("  {:<34} {:7.2f} s {:6.2f} GB/s  peak RSS {:7.1f} MiB  exit {}  {}\n", tool, run.seconds,
+             double(bytes) / run.seconds / 1e9, run.peak_mib, run.status, run.output.substr(0, 60));
+}
+
+struct Case
+{
+  std::string title;
+  std::string diagnose_args;  // the log arguments
+  std::string rg_args;
+  std::string grep_args;
+  std::size_t bytes = 0;
+};
+
+void measure(const Case& c, const SpeedOptions& options, const fs::path& dir, const std::string& patterns)
+{
+  fmt::print("\n{} ({:.2f} GB)\n", c.title, double(c.bytes) / 1e9);
+  const int tries = c.bytes > (6ull << 30) ? 1 : 2;
+  const Run lg = best(fmt::format("{} diagnose {}", options.launchguard, c.diagnose_args), dir, tries);
+  row("launchguard diagnose", lg, c.bytes);
+  std::optional<Run> rg;
+  if (!c.rg_args.empty() && have("rg")) {
+    rg = best(fmt::format("rg --no-config -c -f {} {}", patterns, c.rg_args), dir, tries);
+    row("rg -c -f patterns", *rg, c.bytes);
+  } else if (!c.rg_args.empty()) {
+    fmt::print("  rg: not installed (apt-get install ripgrep); no ratio against ripgrep\n");
+  }
+  std::optional<Run> grep;
+  if (!c.grep_args.empty()) {
+    grep = best(fmt::format("LC_ALL=C grep -E -c -f {} {}", patterns, c.grep_args), dir, 1);
+    row("grep -E -c -f patterns (LC_ALL=C)", *grep, c.bytes);
+  }
+  fmt::print("  => diagnose is {}{}; peak RSS {:.1f} MiB\n",
+             rg ? fmt::format("{:.2f}x ripgrep's speed", rg->seconds / lg.seconds) : std::string("(no rg)"),
+             grep ? fmt::format(", {:.2f}x grep -E's", grep->seconds / lg.seconds) : std::string(),
+             lg.peak_mib);
+}
+
+double free_gb(const fs::path& dir)
+{
+  struct statvfs info{};
+  if (::statvfs(dir.c_str(), &info) != 0) {
+    return 0;
+  }
+  return double(info.f_bavail) * double(info.f_frsize) / 1e9;
 }
 
 } // namespace
 
-void run_speed(const diagnose::Matcher& matcher, std::size_t bytes)
+void run_speed(const diagnose::Matcher& matcher, const SpeedOptions& options)
 {
-  std::string dir_template = (std::filesystem::temp_directory_path() / "lg-bench-diagnose.XXXXXX").string();
+  if (!have("/usr/bin/time")) {
+    throw std::runtime_error("/usr/bin/time is needed for wall time and peak RSS (apt-get install time)");
+  }
+  std::string dir_template = (fs::temp_directory_path() / "lg-bench-diagnose.XXXXXX").string();
   if (::mkdtemp(dir_template.data()) == nullptr) {
     throw std::runtime_error("cannot create a temporary directory");
   }
-  const std::filesystem::path dir(dir_template);
-  const std::string log = (dir / "job-4242.out").string();
+  const fs::path dir(dir_template);
   const std::string patterns = (dir / "patterns.txt").string();
-  auto start = Clock::now();
-  const std::size_t oom_line = write_synthetic_log(log, bytes);
   write_patterns(matcher.catalogue(), patterns);
-  const std::size_t size = std::filesystem::file_size(log);
-  fmt::print("synthetic 64-rank log: {:.2f} GB, OOM at line {} (written in {:.1f} s)\n", double(size) / 1e9, oom_line,
-             seconds_since(start));
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  double best = 1e30;
-  for (int run = 0; run < 3; ++run) {
-    best = std::min(best, time_diagnose(matcher, log, cores, oom_line));
+  fmt::print("binary: {}\nlogs in {} ({:.0f} GB free); same patterns for all tools ({})\n", options.launchguard,
+             dir.string(), free_gb(dir), patterns);
+  bool first = true;
+  for (const double gb : options.sizes_gb) {
+    const auto bytes = static_cast<std::size_t>(gb * 1e9);
+    if (free_gb(dir) < gb * 1.5 + 2) {
+      fmt::print("\nskipped: the {:.0f} GB log ({:.0f} GB free, {:.0f} GB needed)\n", gb, free_gb(dir), gb * 1.5 + 2);
+      continue;
+    }
+    const fs::path log = dir / fmt::format("job-{:.0f}gb.out", gb);
+    const auto start = Clock::now();
+    const std::size_t oom_line = write_synthetic_log(log.string(), bytes);
+    const std::size_t size = fs::file_size(log);
+    fmt::print("\ngenerated {} in {:.0f} s: OOM at line {}", log.filename().string(), seconds_since(start), oom_line);
+    measure({fmt::format("one 64-rank log, {:.0f} GB", gb), "'" + log.string() + "'", "'" + log.string() + "'",
+             "'" + log.string() + "'", size},
+            options, dir, patterns);
+    if (first) {
+      measure({"the same log on standard input", "- < '" + log.string() + "'", "- < '" + log.string() + "'", "",
+               size},
+              options, dir, patterns);
+    }
+    if (first && options.gzip && have("gzip")) {
+      const auto zip_start = Clock::now();
+      std::system(fmt::format("gzip -1 -c '{}' > '{}.gz'", log.string(), log.string()).c_str());
+      fmt::print("\ngzip -1 in {:.0f} s ({:.2f} GB compressed)", seconds_since(zip_start),
+                 double(fs::file_size(log.string() + ".gz")) / 1e9);
+      measure({"the same log gzip'd (diagnose reads it; rg -z)", "'" + log.string() + ".gz'",
+               "-z '" + log.string() + ".gz'", "", size},
+              options, dir, patterns);
+      fs::remove(log.string() + ".gz");
+    }
+    first = false;
+    fs::remove(log);
   }
-  const double single = time_diagnose(matcher, log, 1, oom_line);
-  double grep_best = 1e30;
-  for (int run = 0; run < 2; ++run) {
-    grep_best = std::min(grep_best, time_grep(patterns, log, size));
+  if (options.per_rank_gb > 0) {
+    const fs::path ranks = dir / "ranks";
+    fs::create_directories(ranks);
+    const auto bytes = static_cast<std::size_t>(options.per_rank_gb * 1e9 / 64);
+    std::size_t total = 0;
+    for (int rank = 0; rank < 64; ++rank) {
+      const fs::path file = ranks / fmt::format("rank{:02d}.out", rank);
+      write_synthetic_log(file.string(), bytes);
+      total += fs::file_size(file);
+    }
+    const std::string files = "'" + ranks.string() + "'/rank*.out";
+    measure({"64 per-rank files", files, "'" + ranks.string() + "'", files, total}, options, dir, patterns);
   }
-  fmt::print("\nscan speed: diagnose {:.2f} GB/s ({} threads), {:.2f} GB/s (1 thread); grep -E {:.2f} GB/s; "
-             "diagnose/grep = {:.1f}x ({:.1f}x single-threaded)\n",
-             double(size) / best / 1e9, cores, double(size) / single / 1e9, double(size) / grep_best / 1e9,
-             grep_best / best, grep_best / single);
-  std::filesystem::remove_all(dir);
+  fs::remove_all(dir);
 }
 
 } // namespace lg::bench

@@ -401,7 +401,7 @@ private:
       }
       {
         std::lock_guard lock(m_results_mutex);
-        m_results.push_back(Result{file, 0, {}});
+        m_results.push_back(Result{file, 0, {}, {}});
         chunk->result = &m_results.back();
       }
       m_work.push(std::move(chunk));
