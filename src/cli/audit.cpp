@@ -13,6 +13,7 @@
 #include "config/loader.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 #include "util/process.hpp"
 
 #include <fmt/core.h>
@@ -21,8 +22,6 @@
 #include <map>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -68,18 +67,7 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
 
 std::string read_input(const std::string& path)
 {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read script '{}'", path);
-    error.hint = "check the path";
-    throw error;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, "script", k_max_script_bytes);
 }
 
 // `bash -n` on the script text: (line, message) of the first syntax error.
