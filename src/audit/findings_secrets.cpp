@@ -2,6 +2,8 @@
 // placeholders.
 #include "audit/findings.hpp"
 
+#include "util/secrets.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,43 +16,6 @@
 namespace lg::audit::detail {
 
 namespace {
-
-bool secret_name(const std::string& name)
-{
-  static constexpr std::array<std::string_view, 5> k_parts = {"API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "PASSWORD"};
-  for (auto part : k_parts) {
-    if (name.find(part) != std::string::npos) {
-      return true;
-    }
-  }
-  // TOKEN, SECRET, PASSWD as whole _-separated words (not TOKENIZER_PATH).
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    const auto end = std::min(name.find('_', start), name.size());
-    const std::string_view word(name.data() + start, end - start);
-    if (word == "TOKEN" || word == "TOKENS" || word == "SECRET" || word == "PASSWD" || word == "PAT") {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
-bool alnum_run(std::string_view text, std::size_t from, std::size_t min)
-{
-  std::size_t n = 0;
-  for (std::size_t i = from; i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) != 0 || text[i] == '_'); ++i) {
-    ++n;
-  }
-  return n >= min;
-}
-
-bool token_like(std::string_view t)
-{
-  return (t.starts_with("hf_") && alnum_run(t, 3, 30)) || (t.starts_with("ghp_") && alnum_run(t, 4, 30))
-         || (t.starts_with("github_pat_") && alnum_run(t, 11, 30)) || (t.starts_with("sk-") && t.size() >= 35)
-         || t.starts_with("xoxb-") || t.starts_with("xoxp-") || (t.starts_with("AKIA") && t.size() == 20);
-}
 
 bool angle_placeholder(std::string_view t)
 {
@@ -117,31 +82,30 @@ void secrets(FindingContext& c)
 {
   std::set<std::string> traced;
   for (const auto& a : c.model.assignments) {
-    if (!secret_name(a.name) || a.kind == AssignKind::unset) {
+    const std::string value = a.value.empty() ? "" : a.value.front().text();
+    const bool named = secrets::secret_name(a.name);
+    if (a.kind == AssignKind::unset || (!named && !secrets::token_shaped(value))) {
       continue;
     }
-    if (xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
+    if (named && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where {} is assigned: bash prints the value into the job log", a.name),
             "wrap the secret in `set +x` … `set -x`, or turn tracing on after it", a.offset);
     }
-    const std::string value = a.value.empty() ? "" : a.value.front().text();
-    if (a.literal && a.known && !value.empty() && !placeholder(value, c.options.template_mode) && value[0] != '/'
-        && value[0] != '~' && value != "0" && value != "1") {
+    if (a.known && (a.literal || secrets::token_shaped(value)) && secrets::holds_secret(a.name, value) && !placeholder(value, c.options.template_mode)) {
       c.add(Severity::error, "audit.secret_in_script",
             fmt::format("{} is written into the script: every copy of the template and every archived job script "
                         "carries it",
                         a.name),
-            fmt::format("read it at run time from a file only you can read: export {}=\"$(cat ~/.secrets/{})\"", a.name,
-                        a.name),
+            fmt::format("export {} in the shell that runs sbatch instead (sbatch's default --export=ALL carries it "
+                        "into the job without writing it to disk), or read it at run time from a file only you can "
+                        "read: export {}=\"$(cat ~/.secrets/{})\"",
+                        a.name, a.name, a.name),
             a.value_offset);
-    } else if (!value.empty() && token_like(value)) {
-      c.add(Severity::error, "audit.secret_in_script", fmt::format("{} holds what looks like a token", a.name),
-            "read the token from a file at run time", a.value_offset);
     }
   }
   for (const auto& use : c.model.uses) {
-    if (secret_name(use.name) && use.batch_shell && xtrace_at(c.model, use.offset) && traced.insert(use.name).second) {
+    if (secrets::secret_name(use.name) && use.batch_shell && xtrace_at(c.model, use.offset) && traced.insert(use.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where ${} is expanded: bash prints the secret into the job log", use.name),
             "turn tracing off (set +x) around commands that use secrets", use.offset);

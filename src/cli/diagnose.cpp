@@ -15,6 +15,7 @@
 #include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
+#include "util/terminal.hpp"
 
 #include <fmt/format.h>
 
@@ -95,7 +96,7 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
   fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
              colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
   if (!d.reason.empty()) {
-    fmt::print("  why: {}\n", d.reason);
+    fmt::print("  why: {}\n", printable(d.reason));
   }
   if (d.oom && global.verbose > 0) {
     print_oom(*d.oom);
@@ -103,10 +104,10 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
   if (!d.evidence.empty()) {
     fmt::print("{}\n", colorize(global.color, "bold", "evidence:"));
     for (const auto& e : d.evidence) {
-      fmt::print("  {}: {}\n", colorize(global.color, "cyan", fmt::format("{}:{}", e.file, e.line)), e.text);
+      fmt::print("  {}: {}\n", colorize(global.color, "cyan", printable(fmt::format("{}:{}", e.file, e.line))), printable(e.text));
     }
   }
-  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), d.fix);
+  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), printable(d.fix));
   if (!d.suggested_change.empty()) {
     fmt::print("{} {}\n", colorize(global.color, "bold", "suggested change:"), d.suggested_change);
   }

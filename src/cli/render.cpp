@@ -11,6 +11,7 @@
 #include "preflight/judge.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/secrets.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -76,7 +77,13 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
   }
   const std::string script = launch::render_job_script(spec, judged.environment, template_dirs());
   if (parsed.vars.count("output") != 0U) {
-    write_file_atomically(parsed.vars["output"].as<std::string>(), script);
+    // A script that carries a credential from [env] is readable by its owner only.
+    AtomicWriteOptions write;
+    if (!secrets::secret_names(spec.env).empty()) {
+      write.mode = 0600;
+      write.force_mode = true;
+    }
+    write_file_atomically(parsed.vars["output"].as<std::string>(), script, write);
   } else if (!global.json) {
     std::cout << script;
   }

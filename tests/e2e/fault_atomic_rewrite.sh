@@ -2,7 +2,8 @@
 # Fault test: `audit --fix` and `render -o` replace a file atomically
 # (util/atomic_file). SIGKILL just before the rename leaves the original
 # whole; a full disk leaves it whole and says why (exit 3); mode bits and
-# symlinks survive a successful rewrite. No Slurm needed.
+# symlinks survive a successful rewrite; a rendered script holding a secret
+# from [env] is 0600 and `check` warns about it. No Slurm needed.
 . "$(dirname "$0")/lib.sh"
 
 cat > train.sh <<'SCRIPT'
@@ -40,6 +41,18 @@ expect_eq "$(ls -A real | wc -l)" "1"
 [ -L rendered.sbatch ]
 grep -q '^#SBATCH' rendered.real
 expect_eq "$(stat -c %a rendered.real)" "640"
+
+# A job whose [env] holds a credential: check warns, render -o writes 0600.
+cp "$LG_SOURCE_DIR/examples/qwen3-8b-lora-tp2.toml" secret.toml
+if grep -q '^\[env\]' secret.toml; then
+    sed -i '/^\[env\]/a HF_TOKEN = "hf_abcdefghijklmnopqrstuvwxyz0123456789"' secret.toml
+else
+    printf '\n[env]\nHF_TOKEN = "hf_abcdefghijklmnopqrstuvwxyz0123456789"\n' >> secret.toml
+fi
+"$LAUNCHGUARD" check secret.toml > check.out 2>&1 || true
+expect_contains check.out "env.secret_in_job"
+"$LAUNCHGUARD" render secret.toml -o secret.sbatch --force 2> /dev/null
+expect_eq "$(stat -c %a secret.sbatch)" "600"
 
 # A full disk: exit 3, the reason, the original whole, no temporary left.
 mkdir -p small

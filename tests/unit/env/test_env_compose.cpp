@@ -216,3 +216,34 @@ TEST_CASE("parse_assignment splits at the first '='")
   CHECK_FALSE(env::parse_assignment("A"));
   CHECK_FALSE(env::parse_assignment("=b"));
 }
+
+TEST_CASE("100,000 user variables compose in linear time, each once, last value wins")
+{
+  // Issue 10: each variable searched every other one twice (1e6 [env] keys
+  // never finished); 100,000 took minutes, now well under a second.
+  auto spec = testing::minimal_job_spec();
+  for (int i = 0; i < 100000; ++i) {
+    spec.env.emplace_back("V" + std::to_string(i), "1");
+  }
+  const auto environment = env::compose(spec, {{"V7", "2"}});
+  CHECK(std::count_if(environment.variables.begin(), environment.variables.end(),
+                      [](const env::Variable& v) { return v.name.starts_with('V'); }) == 100000);
+  REQUIRE(environment.find("V7") != nullptr);
+  CHECK(environment.find("V7")->value == "2");
+}
+
+TEST_CASE("A credential in [env] is a warning (the same detector as audit); token counts are not")
+{
+  auto spec = testing::minimal_job_spec();
+  spec.env = {{"HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz0123456789"}, {"TOTAL_TOKENS", "300B"},
+              {"TOKENS_DIR", "/data/tokens"}};
+  const auto environment = env::compose(spec, {});
+  const auto* secret = finding(environment, "env.secret_in_job");
+  REQUIRE(secret != nullptr);
+  CHECK(secret->severity == Severity::warning);
+  CHECK(secret->message.find("HF_TOKEN") != std::string::npos);
+  CHECK(secret->fix.find("--export=ALL") != std::string::npos);
+  CHECK(std::count_if(environment.findings.begin(), environment.findings.end(),
+                      [](const auto& d) { return d.rule == "env.secret_in_job"; })
+        == 1);
+}
