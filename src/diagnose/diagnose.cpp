@@ -401,7 +401,7 @@ Diagnosis diagnose_scan(const ScanResult& scan, const Matcher& matcher, const Co
   HostLookup hosts(scan);
   add_evidence_and_consequences(diagnosis, winner, candidates, scan.names, context, hosts);
   set_origin(diagnosis, winner, candidates, hosts);
-  name_silent_ranks(diagnosis, candidates, options.hits_per_signature);
+  name_silent_ranks(diagnosis, candidates, scan.hits_per_signature);
   name_the_node(diagnosis);
   return diagnosis;
 }

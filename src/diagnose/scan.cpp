@@ -420,6 +420,7 @@ private:
 
   void merge(ScanResult& out)
   {
+    out.hits_per_signature = m_options.hits_per_signature;
     out.lines.assign(out.names.size(), 0);
     out.head_lines.assign(out.names.size(), {});
     const std::size_t head_room =

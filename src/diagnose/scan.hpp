@@ -67,6 +67,7 @@ struct ScanResult
   std::vector<std::size_t> lines;  // per file: line ends read
   std::vector<std::string> head_lines;  // per file: the head_marker lines of its head, '\n'-separated
   std::vector<Hit> hits;           // ordered by file then line
+  std::size_t hits_per_signature = 0;  // the cap the scan applied (ScanOptions)
 };
 
 // Scan `logs` with `matcher`: for each file and signature only the first
