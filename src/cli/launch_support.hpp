@@ -30,8 +30,20 @@ struct LaunchEnvironment
 // stderr and a one-line status on a TTY.
 LaunchEnvironment make_launch_environment(const GlobalOptions& global);
 
+// The floor and ceiling of --poll-interval/--poll-max, in seconds: one
+// launchguard process asks Slurm at most once a second (and the processes of
+// one user share one poll cache, see watch/poll_cache.hpp).
+inline constexpr double k_min_poll_seconds = 1;
+inline constexpr double k_max_poll_seconds = 3600;
+
 // Options for the poll schedule and state dir shared by submit and watch.
 void add_launch_options(boost::program_options::options_description& options);
+
+// The number of seconds in option `name`, as milliseconds; `fallback` when
+// it is not given. UsageError (exit 2) outside [low, high] or not a number
+// (nan, inf).
+std::chrono::milliseconds seconds_option(const ParsedArgs& parsed, const std::string& name, double low, double high,
+                                         std::chrono::milliseconds fallback);
 watch::PollSchedule poll_schedule(const ParsedArgs& parsed);
 std::chrono::milliseconds vanish_after(const ParsedArgs& parsed);
 std::filesystem::path state_dir(const ParsedArgs& parsed);
