@@ -5,6 +5,7 @@
 
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
+#include "util/nesting.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -202,6 +203,7 @@ CategoryInfo Reader::category(const toml::table& table) const
 
 toml::table parse_toml(std::string_view text, const std::string& display_name)
 {
+  refuse_deep_toml(text, display_name);
   try {
     return toml::parse(text, std::string_view(display_name));
   } catch (const toml::parse_error& e) {

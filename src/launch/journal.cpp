@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fault.hpp"
+#include "util/input.hpp"
 #include "util/private_files.hpp"
 
 #include <fcntl.h>
@@ -14,10 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 
 namespace lg::launch {
 
@@ -233,10 +232,14 @@ std::vector<Record> Journal::records(int* damaged) const
   int bad = 0;
   for (const auto& file : files) {
     private_files::require_private(file, "the journal record");
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto document = nlohmann::json::parse(text.str(), nullptr, false);
+    std::string text;
+    try {
+      text = read_file(file.string(), "journal record", k_max_record_bytes);
+    } catch (const InputError&) {
+      ++bad;  // unreadable (a planted FIFO or directory): skipped like a garbled record
+      continue;
+    }
+    const auto document = nlohmann::json::parse(text, nullptr, false);
     if (document.is_discarded() || !document.is_object() || !document.contains("seq")
         || !document["seq"].is_number_integer() || !document.contains("type") || !document["type"].is_string()
         || !well_formed(document.value("data", nlohmann::json::object()))) {

@@ -1,5 +1,6 @@
 #include "util/private_files.hpp"
 
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/process.hpp"
 
@@ -135,15 +136,10 @@ std::string unique_name()
 
 void replace_file(const fs::path& path, std::string_view content)
 {
-  const fs::path temp = path.parent_path() / (".tmp-" + unique_name());
-  write_new_file(temp, content);
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    const int saved = errno;
-    ::unlink(temp.c_str());
-    errno = saved;
-    throw_errno("cannot write", path);
-  }
-  sync_dir(path.parent_path());
+  AtomicWriteOptions options;
+  options.mode = 0600;
+  options.force_mode = true;
+  write_file_atomically(path.string(), content, options);
 }
 
 namespace {
