@@ -43,7 +43,7 @@ void install_signal_handlers()
 
 } // namespace
 
-LaunchEnvironment make_launch_environment(const GlobalOptions& global)
+LaunchEnvironment make_launch_environment(const GlobalOptions& global, const fs::path& state_dir)
 {
   LaunchEnvironment live;
   live.client = slurm::make_cli_client();
@@ -51,8 +51,11 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global)
   install_signal_handlers();
   auto& context = live.context;
   context.client = live.client.get();
-  slurm::Client* client = live.client.get();
-  context.query = [client](std::span<const slurm::JobId> ids, std::chrono::milliseconds) { return client->query(ids); };
+  live.poll_cache = std::make_unique<watch::PollCache>(state_dir / "poll", *live.client, watch::Clock::real());
+  watch::PollCache* cache = live.poll_cache.get();
+  context.query = [cache](std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age) {
+    return cache->query(ids, max_age);
+  };
   context.matcher = live.matcher.get();
   context.render = [](const config::JobSpec& spec) { return render_job_script(spec); };
   context.load_source = load_job_source;

@@ -7,6 +7,7 @@
 #include "diagnose/matcher.hpp"
 #include "launch/runner.hpp"
 #include "slurm/client.hpp"
+#include "watch/poll_cache.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,13 +23,15 @@ struct LaunchEnvironment
 {
   std::unique_ptr<slurm::Client> client;
   std::unique_ptr<diagnose::Matcher> matcher;
+  std::unique_ptr<watch::PollCache> poll_cache;  // shared with the user's other launchguard processes
   launch::RunContext context;
 };
 
-// Build the context: real Slurm client, catalogue, template rendering, SIGINT
-// and SIGTERM handlers (the run stays resumable; exit 130), progress lines on
+// Build the context: real Slurm client, job states asked through the poll
+// cache in `state_dir`/poll, catalogue, template rendering, SIGINT and
+// SIGTERM handlers (the run stays resumable; exit 130), progress lines on
 // stderr and a one-line status on a TTY.
-LaunchEnvironment make_launch_environment(const GlobalOptions& global);
+LaunchEnvironment make_launch_environment(const GlobalOptions& global, const std::filesystem::path& state_dir);
 
 // The floor and ceiling of --poll-interval/--poll-max, in seconds: one
 // launchguard process asks Slurm at most once a second (and the processes of

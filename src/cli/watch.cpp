@@ -39,7 +39,7 @@ bool is_job_id(const std::string& text)
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
 {
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
-  LaunchEnvironment live = make_launch_environment(global);
+  LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions options;
   options.schedule = poll_schedule(parsed);
   options.vanish_after = vanish_after(parsed);
@@ -68,9 +68,9 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
 // diagnosis of --log files if given.
 int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
-  LaunchEnvironment live = make_launch_environment(global);
-  watch::Session session(live.context.query, watch::Clock::real(),
-                         watch::SessionOptions{poll_schedule(parsed), vanish_after(parsed), {}});
+  const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
+  LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
+  watch::Session session(live.context.query, watch::Clock::real(), session_options);
   std::map<std::string, std::string> last;
   for (const auto& id : ids) {
     session.add(id);
