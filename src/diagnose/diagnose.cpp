@@ -5,7 +5,7 @@
 #include "diagnose/refine.hpp"
 #include "diagnose/timestamp.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -299,6 +299,51 @@ const Signature& job_failed_signature()
   return sig;
 }
 
+// Only timeouts (no root cause in the logs): the ranks that printed none are
+// the suspects (a straggler, or a rank whose log is missing). Skipped when a
+// file hit the per-signature cap, which would hide ranks.
+void name_silent_ranks(Diagnosis& diagnosis, const std::vector<Candidate>& candidates, std::size_t cap)
+{
+  if (diagnosis.category != "nccl_timeout") {
+    return;
+  }
+  std::set<int> ranks;
+  std::map<std::pair<std::size_t, std::size_t>, std::size_t> per_file;  // (file, signature) -> hits
+  for (const auto& c : candidates) {
+    if (c.hit != nullptr && c.sig->category == "nccl_timeout") {
+      if (++per_file[{c.hit->file, c.hit->signature}] >= cap) {
+        return;
+      }
+      if (c.origin.rank) {
+        ranks.insert(*c.origin.rank);
+      }
+    }
+  }
+  if (ranks.size() < 2) {
+    return;
+  }
+  std::vector<int> silent;
+  for (int rank = 0; rank < *ranks.rbegin(); ++rank) {
+    if (ranks.count(rank) == 0) {
+      silent.push_back(rank);
+    }
+  }
+  if (!silent.empty() && silent.size() <= 8) {
+    diagnosis.reason = fmt::format("every failure line is a collective timeout; rank{} {} printed none: look there "
+                                   "first (a straggler, a hang, or a rank whose log is missing)",
+                                   silent.size() == 1 ? "" : "s", fmt::join(silent, ", "));
+  }
+}
+
+// Name the node in a fix that says "--exclude=<node>".
+void name_the_node(Diagnosis& diagnosis)
+{
+  const auto at = diagnosis.fix.find("<node>");
+  if (at != std::string::npos && !diagnosis.host.empty()) {
+    diagnosis.fix.replace(at, 6, diagnosis.host);
+  }
+}
+
 } // namespace
 
 bool is_failed_state(std::string_view state)
@@ -352,6 +397,8 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   HostLookup hosts(logs);
   add_evidence_and_consequences(diagnosis, winner, candidates, logs, context, hosts);
   set_origin(diagnosis, winner, candidates, hosts);
+  name_silent_ranks(diagnosis, candidates, options.hits_per_signature);
+  name_the_node(diagnosis);
   return diagnosis;
 }
 

@@ -23,6 +23,8 @@ bool is_infrastructure_failure(const std::string& category)
 
 namespace {
 
+constexpr std::string_view k_useless_core_attn_rule = "recompute.core_attn_with_fused_attention";
+
 bool tried(const RetryInput& input, const std::string& fix)
 {
   return std::find(input.fixes_tried.begin(), input.fixes_tried.end(), fix) != input.fixes_tried.end();
@@ -76,6 +78,14 @@ RetryDecision memory_retry(const config::JobSpec& spec, const RetryInput& input)
     // split for, say) would only trade an OOM for a config error.
     if (judged.has_errors()) {
       skipped.push_back(fix + " (breaks a constraint rule)");
+      continue;
+    }
+    // core_attn recompute with fused/flash attention saves nothing: check
+    // warns so, and the ladder must not spend an attempt on it.
+    if (fix == "recompute_core_attn" &&
+        std::any_of(judged.findings.begin(), judged.findings.end(),
+                    [](const Diagnostic& d) { return d.rule == k_useless_core_attn_rule; })) {
+      skipped.push_back(fix + " (useless with fused attention)");
       continue;
     }
     decision.kind = RetryKind::with_fix;
