@@ -11,6 +11,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
+#include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
 #include "launch/retry.hpp"
 #include "preflight/judge.hpp"
@@ -174,7 +175,7 @@ void print_consequence_ranks(const GlobalOptions& global, const diagnose::Diagno
 
 void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
 {
-  const bool failed = d.category != "none";
+  const bool failed = diagnose::is_failure(d.category);
   fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
              colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
   if (!d.reason.empty()) {
@@ -249,7 +250,7 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
       print_diagnostics(global, facts.errors);
     }
   }
-  return diagnosis.category == "none" ? k_exit_ok : k_exit_job_errors;
+  return diagnose::is_failure(diagnosis.category) ? k_exit_job_errors : k_exit_ok;
 }
 
 } // namespace lg::cli

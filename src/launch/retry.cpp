@@ -1,5 +1,7 @@
 #include "launch/retry.hpp"
 
+#include "diagnose/category.hpp"
+
 #include "preflight/fixes.hpp"
 #include "preflight/judge.hpp"
 
@@ -11,14 +13,12 @@ namespace lg::launch {
 
 bool is_memory_failure(const std::string& category)
 {
-  return category == "cuda_oom_fragmentation" || category == "cuda_oom_capacity" || category == "cuda_oom_in_nccl"
-         || category == "cublas_cudnn_alloc_failed";
+  return diagnose::is_memory_failure(category);
 }
 
 bool is_infrastructure_failure(const std::string& category)
 {
-  return category == "slurm_preemption_or_node_failure" || category == "gpu_hardware"
-         || category == "cuda_oom_other_process" || category == "nccl_timeout" || category == "nccl_error";
+  return diagnose::is_infrastructure_failure(category);
 }
 
 namespace {
@@ -122,7 +122,7 @@ RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input)
     }
     return decision;
   }
-  if (input.category == "none") {
+  if (!diagnose::is_failure(input.category)) {
     decision.reason = "the job did not fail";
   } else {
     decision.reason = fmt::format("{}: not retried automatically (a retry cannot fix it without a change "
