@@ -76,18 +76,30 @@ const Candidate& choose(const std::vector<Candidate>& candidates)
                                     [](const auto& a, const auto& b) { return a.sig->rank < b.sig->rank; })
                      ->sig->rank;
   std::vector<const Candidate*> firsts;  // the first of rank `best` in each file
+  std::vector<const Candidate*> timed;   // those of rank `best` ordered by their timestamp
   std::set<std::size_t> files;
   for (const auto& candidate : candidates) {
     const std::size_t file = candidate.hit ? candidate.hit->file : SIZE_MAX;
-    if (candidate.sig->rank == best && files.insert(file).second) {
+    if (candidate.sig->rank != best) {
+      continue;
+    }
+    const bool first_in_file = files.insert(file).second;
+    if (first_in_file) {
       firsts.push_back(&candidate);
+    }
+    // A later line of the same log counts by time only with its own stamp
+    // (one borrowed from a line above says nothing about out-of-order lines).
+    if (candidate.time && (first_in_file || find_timestamp(candidate.hit->text))) {
+      timed.push_back(&candidate);
     }
   }
   const bool all_timed = std::all_of(firsts.begin(), firsts.end(), [](const auto* c) { return c->time.has_value(); });
   if (!all_timed) {
     return *firsts.front();
   }
-  return **std::min_element(firsts.begin(), firsts.end(), [](const auto* a, const auto* b) {
+  // Within one log too: a rank whose stderr was flushed late still says when
+  // it failed. Ties keep the log's order.
+  return **std::min_element(timed.begin(), timed.end(), [](const auto* a, const auto* b) {
     return compare(*a->time, *b->time) < 0;
   });
 }
@@ -197,6 +209,7 @@ Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, co
     facts.expandable_segments_set |= fact == "expandable_segments_set";
     facts.expandable_segments_unsupported |= fact == "expandable_segments_unsupported";
     facts.training_finished |= fact == "training_finished";
+    facts.exception_ignored |= fact == "exception_ignored";
     facts.job_failed |= fact == "job_failed";
   }
   return facts;
@@ -374,7 +387,13 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   if (state_sig) {
     candidates.push_back({nullptr, &*state_sig, std::nullopt, {}});
   }
-  if (candidates.empty()) {
+  // CPython's "Exception ignored in: <function …__del__>" and its traceback
+  // are printed for an exception that did not stop anything (a destructor at
+  // interpreter shutdown): when exceptions are all there is, no failure.
+  const bool only_exceptions = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.hit != nullptr && c.sig->category == "unknown" && (c.sig->id == "python-exception" || c.sig->id == "python-traceback");
+  });
+  if (candidates.empty() || (facts.exception_ignored && only_exceptions)) {
     return no_cause(context, catalogue);
   }
   const Candidate& winner = choose(candidates);

@@ -183,4 +183,17 @@ TEST_CASE("origin: a hardware fix names the node to exclude")
   CHECK(d.fix.find("--exclude=gpu-node4") != std::string::npos);
 }
 
+TEST_CASE("origin: in one log, a line flushed late but stamped earlier is the first failure")
+{
+  // Two ranks report the same NCCL fabric error (nccl src/transport/net_ib.cc);
+  // rank 5's stderr reached the log last, its timestamp is the earlier one.
+  const std::string text = "1: [2025-06-23 17:45:03] n1:1:1 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
+                           "completion from peer 10.0.0.9<54862> with status=5 opcode=0 len=0 vendor err 249\n"
+                           "5: [2025-06-23 17:44:58] n2:1:1 [5] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
+                           "completion from peer 10.0.0.7<54862> with status=12 opcode=0 len=0 vendor err 129\n";
+  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  CHECK(d.first_failing_rank == 5);
+  CHECK(d.host == "n2");
+}
+
 TEST_SUITE_END();
