@@ -170,3 +170,15 @@ expect_run_clean() {
         expect_eq "$(jobs_with_tag "$tag")" "1"
     done
 }
+
+# Make directory $1 hold wrappers around the real Slurm tools that log each
+# call's tool name to $1/calls before running it (put $1 first on PATH).
+make_counting_shim() {
+    local shim=$1 tool real
+    mkdir -p "$shim"
+    for tool in sacct squeue scontrol sbatch scancel; do
+        real=$(command -v "$tool")
+        printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$shim" "$real" > "$shim/$tool"
+        chmod +x "$shim/$tool"
+    done
+}
