@@ -12,8 +12,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-60}
+# BUILD_DIR=an existing build directory is used as it is (not reconfigured).
 build=${BUILD_DIR:-$root/build-bench}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+[ -n "${BUILD_DIR:-}" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target bench_slurm_load >/dev/null
 "$build/bench/slurm_load/bench_slurm_load" simulate
 if [ -z "${LAUNCHGUARD:-}" ]; then
@@ -35,7 +36,7 @@ trap cleanup EXIT
 mkdir -p "$work/shim"
 for tool in sacct squeue scontrol sbatch scancel; do
     real=$(command -v "$tool")
-    printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$work/shim" "$real" > "$work/shim/$tool"
+    printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$work" "$real" > "$work/shim/$tool"
     chmod +x "$work/shim/$tool"
 done
 for n in 1 10 100; do

@@ -1,4 +1,4 @@
-# Shared helpers for the end-to-end tests (STYLE.md §3.9). Source it first:
+# Shared helpers for the end-to-end tests. Source it first:
 #   . "$(dirname "$0")/lib.sh"
 # Each test runs in its own temporary directory, kept on failure.
 # Environment (set by tests/e2e/CMakeLists.txt): LAUNCHGUARD (the binary),
