@@ -59,7 +59,7 @@ nlohmann::json job_source(const ParsedArgs& parsed);
 nlohmann::json run_summary_json(const launch::RunState& state);
 void print_run_summary(const GlobalOptions& global, const launch::RunState& state);
 
-// The exit code for `outcome` (SPEC.md: 0 ok, 1 failed for good, 130).
+// The exit code for `outcome` (0 ok, 1 failed for good, 130 interrupted).
 int exit_code_of(const launch::RunOutcome& outcome);
 
 } // namespace lg::cli

@@ -1,4 +1,4 @@
-# Shared helpers for the end-to-end tests (STYLE.md §3.9). Source it first:
+# Shared helpers for the end-to-end tests. Source it first:
 #   . "$(dirname "$0")/lib.sh"
 # Each test runs in its own temporary directory, kept on failure.
 # Environment (set by tests/e2e/CMakeLists.txt): LAUNCHGUARD (the binary),
@@ -75,20 +75,6 @@ wait_for_end() {
     done
     echo "job $id still '$state' after ${seconds} s" >&2
     squeue -j "$id" >&2 || true
-    return 1
-}
-
-# Wait up to $3 seconds for `launchguard watch` to report state $2 for $1.
-wait_for_state() {
-    local id=$1 want=$2 seconds=$3 state=""
-    local deadline=$((SECONDS + seconds))
-    while [ $SECONDS -lt $deadline ]; do
-        state=$("$LAUNCHGUARD" watch --once --json "$id" 2>/dev/null \
-            | jq -r '.state // empty' || true)
-        [ "$state" = "$want" ] && return 0
-        sleep 1
-    done
-    echo "job $id: expected state $want, last seen '$state'" >&2
     return 1
 }
 
