@@ -73,7 +73,6 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
     return std::nullopt;
   }
   lg::estimate::Options options;
-  options.with_what_if = false;
   options.expandable_segments = mapped->expandable_segments;
   const auto est = lg::estimate::estimate(mapped->spec, options);
   const auto& stage = mapped->last_rank ? est.stages.back() : est.stages.front();
@@ -170,7 +169,6 @@ void document_rows(const std::string& root)
   std::printf("\nsource document rows (examples/llama3-70b-sft-h100.toml, first-iteration "
               "allocated peak of pp rank 0, decimal GB):\n");
   lg::estimate::Options o;
-  o.with_what_if = false;
   double baseline = 0;
   for (const auto& r : rows) {
     auto spec = base;

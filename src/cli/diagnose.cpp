@@ -12,7 +12,7 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "diagnose/diagnose.hpp"
-#include "estimate/fixes.hpp"
+#include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 
@@ -33,9 +33,18 @@ namespace {
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
-diagnose::Context make_context(const ParsedArgs& parsed)
+// The job file's judgement (diagnose --job): whether expandable segments
+// were in effect, and what the preflight would have refused.
+struct JobFacts
 {
   diagnose::Context context;
+  std::vector<Diagnostic> errors;  // the job's error findings (allocator_config_error, …)
+};
+
+JobFacts make_context(const ParsedArgs& parsed)
+{
+  JobFacts facts;
+  diagnose::Context& context = facts.context;
   if (parsed.vars.count("state") != 0) {
     context.slurm_state = parsed.vars["state"].as<std::string>();
     std::transform(context.slurm_state.begin(), context.slurm_state.end(), context.slurm_state.begin(),
@@ -45,9 +54,13 @@ diagnose::Context make_context(const ParsedArgs& parsed)
     ParsedArgs job_args = parsed;
     job_args.positional = {parsed.vars["job"].as<std::string>()};
     job_args.passthrough.clear();
-    context.expandable_segments_set = estimate::expandable_segments_enabled(load_job(job_args));
+    preflight::Options judge_options;
+    judge_options.with_what_if = false;
+    const preflight::JudgedJob judged = preflight::judge(load_job(job_args), judge_options);
+    context.expandable_segments_set = judged.allocator.expandable_in_effect();
+    facts.errors = judged.errors();
   }
-  return context;
+  return facts;
 }
 
 nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
@@ -126,7 +139,7 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
   const auto extra = parsed.vars.count("catalogue") != 0 ? parsed.vars["catalogue"].as<std::vector<std::string>>()
                                                          : std::vector<std::string>{};
   const diagnose::Matcher matcher(load_catalogue(extra));
-  const diagnose::Context context = make_context(parsed);
+  const JobFacts facts = make_context(parsed);
   std::vector<std::string> texts;
   texts.reserve(parsed.positional.size());
   std::vector<diagnose::LogFile> logs;
@@ -134,11 +147,23 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
     texts.push_back(read_text(path, "log"));
     logs.push_back({path == "-" ? "<stdin>" : path, texts.back()});
   }
-  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, context);
+  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, facts.context);
   if (global.json) {
-    print_json(to_json(diagnosis));
+    nlohmann::json document = to_json(diagnosis);
+    if (parsed.vars.count("job") != 0) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& finding : facts.errors) {
+        list.push_back(cli::to_json(finding));
+      }
+      document["job_findings"] = list;
+    }
+    print_json(document);
   } else {
     print_text(global, diagnosis);
+    if (!facts.errors.empty()) {
+      fmt::print("{}\n", colorize(global.color, "bold", "the job file (--job) also has errors the preflight refuses:"));
+      print_diagnostics(global, facts.errors);
+    }
   }
   return diagnosis.category == "none" ? k_exit_ok : k_exit_job_errors;
 }

@@ -7,6 +7,7 @@
 #include "env/allocator_conf.hpp"
 #include "env/hard_rules.hpp"
 #include "env/policy.hpp"
+#include "util/secrets.hpp"
 
 #include <fmt/core.h>
 
@@ -15,6 +16,27 @@
 namespace lg::env {
 
 namespace {
+
+std::optional<SourceLocation> where_in_job(const config::JobSpec& spec, const std::string& name)
+{
+  auto where = spec.location_of("env." + name);
+  return where ? where : spec.location_of("env");
+}
+
+// A credential in [env] or --set is written into the rendered script and the
+// run journal; passing it through the submit environment keeps it off disk.
+Diagnostic secret_finding(const std::string& name, Layer layer, const config::JobSpec& spec)
+{
+  return Diagnostic{
+    Severity::warning, "env.secret_in_job",
+    fmt::format("{} ({}) looks like a credential: it is written into the rendered sbatch script and the run journal",
+                name, layer == Layer::job ? "job [env]" : "--set"),
+    fmt::format("leave {} out of the job and export it in the shell that runs `launchguard submit`: sbatch's default "
+                "--export=ALL carries it into the job without writing it to disk (launchguard keeps files that hold "
+                "a secret at mode 0600)",
+                name),
+    layer == Layer::job ? where_in_job(spec, name) : std::nullopt};
+}
 
 // Valid user assignments in layer order (job first, then command line); an
 // invalid name becomes an error finding and is dropped.
@@ -25,6 +47,9 @@ std::vector<UserValue> collect_user_values(const config::JobSpec& spec,
   std::vector<UserValue> out;
   auto add = [&](const auto& pair, Layer layer) {
     if (is_valid_name(pair.first)) {
+      if (secrets::holds_secret(pair.first, pair.second)) {
+        findings.push_back(secret_finding(pair.first, layer, spec));
+      }
       out.push_back({pair.first, pair.second, layer});
       return;
     }

@@ -10,7 +10,6 @@
 #include "estimate/parameters.hpp"
 #include "estimate/pipeline.hpp"
 #include "estimate/placement.hpp"
-#include "estimate/what_if.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -199,9 +198,6 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
                             std::to_string(band.records) + " validation records (" +
                             band.source + ")");
-  if (options.with_what_if) {
-    out.what_if = what_if_table(spec, options, out);
-  }
   return out;
 }
 
