@@ -198,6 +198,9 @@ void write_bands(const std::string& path, const std::vector<Row>& all)
   std::map<std::string, std::vector<const Row*>> groups;
   std::vector<const Row*> every;
   for (const auto& r : all) {
+    if (r.verdict == "unknown") {
+      continue;  // not modelled: no band claims for it
+    }
     mixes[r.mix].push_back(&r);
     for (const auto& g : r.groups) {
       groups["group:" + g].push_back(&r);

@@ -410,6 +410,9 @@ void read_memory_features(Reader& r, JobSpec& spec)
     const auto stage = r.has("zero-stage") ? r.word("zero-stage").value_or("?") : std::string("?");
     spec.not_modelled.push_back(fmt::format("DeepSpeed ZeRO (stage {}): its partitioning of weights, gradients and optimizer state is not Megatron's", stage));
   }
+  if (r.has("export-kd-teacher-load") || r.has("kd-teacher-load")) {
+    spec.not_modelled.push_back("knowledge distillation (--export-kd-teacher-load): the teacher model's weights and activations");
+  }
   if (r.has("hybrid-override-pattern") || r.has("hybrid-layer-pattern")) {
     spec.not_modelled.push_back("hybrid Mamba layers (--hybrid-override-pattern): SSM state and conv buffers");
   }

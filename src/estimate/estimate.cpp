@@ -123,23 +123,26 @@ std::vector<std::string> not_modelled(const config::JobSpec& spec)
   return out;
 }
 
-Verdict verdict_of(double peak, double capacity)
+// `fits` needs the band's upper edge within the headroom; `oom` needs even
+// its lower edge above the capacity (an error finding only when the model is
+// sure); anything between is `borderline`.
+Verdict verdict_of(double peak, double band, double capacity)
 {
   if (capacity <= 0 || !std::isfinite(peak)) {
     return Verdict::borderline;
   }
-  if (peak <= k_fits_fraction * capacity) {
+  if (peak + band <= k_fits_fraction * capacity) {
     return Verdict::fits;
   }
-  return peak <= capacity ? Verdict::borderline : Verdict::oom;
+  return peak - band <= capacity ? Verdict::borderline : Verdict::oom;
 }
 
 void add_assumptions(const config::JobSpec& spec, const Options& options, Estimate& out)
 {
   auto& a = out.assumptions;
   a.push_back("verdict: fits when the device peak plus its error band is at most 90% of the "
-              "GPU capacity, borderline up to 100%, oom above; unknown when a feature that "
-              "changes memory is not modelled");
+              "GPU capacity, oom when the peak minus the band exceeds the capacity, borderline "
+              "between; unknown when a feature that changes memory is not modelled");
   a.push_back(options.expandable_segments
                   ? "expandable segments on: no fragmentation allowance"
                   : "expandable segments off: 10% of the allocated peak added as fragmentation");
@@ -176,7 +179,6 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   const Band band = error_band(spec);
   out.band_group = band.source;
   double per_gpu = 0;
-  double upper = 0;
   for (const StageLayout& layout : pipeline_layout(spec)) {
     double params = 0;
     out.stages.push_back(estimate_stage(spec, layout, options.expandable_segments, params));
@@ -188,12 +190,12 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
       out.most_loaded_pp_rank = stage.pp_rank;
       out.band_bytes = stage.band_bytes;
     }
-    upper = std::max(upper, stage.device_peak_bytes + stage.band_bytes);
   }
   out.parameters.per_gpu = static_cast<std::int64_t>(saturate(per_gpu));
   out.not_modelled = not_modelled(spec);
-  out.verdict = out.not_modelled.empty() ? verdict_of(saturate(upper), out.capacity_bytes)
-                                         : Verdict::unknown;
+  out.verdict = out.not_modelled.empty()
+                    ? verdict_of(out.peak_bytes, out.band_bytes, out.capacity_bytes)
+                    : Verdict::unknown;
   add_assumptions(spec, options, out);
   out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
                             std::to_string(band.records) + " validation records (" +
