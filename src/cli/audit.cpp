@@ -13,14 +13,13 @@
 #include "config/loader.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 
 #include <fmt/core.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -39,18 +38,7 @@ struct AuditArgs
 
 std::string read_input(const std::string& path)
 {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read script '{}'", path);
-    error.hint = "check the path";
-    throw error;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, "script", k_max_script_bytes);
 }
 
 AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& args)

@@ -15,6 +15,7 @@
 #include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
+#include "util/terminal.hpp"
 
 #include <fmt/format.h>
 
@@ -24,6 +25,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace lg::cli {
@@ -77,6 +80,30 @@ nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
   if (!diagnosis.suggested_change.empty()) {
     document["suggested_change"] = diagnosis.suggested_change;
   }
+  if (diagnosis.first_failing_rank) {
+    document["first_failing_rank"] = *diagnosis.first_failing_rank;
+  }
+  if (!diagnosis.host.empty()) {
+    document["host"] = diagnosis.host;
+  }
+  if (!diagnosis.reason.empty()) {
+    document["reason"] = diagnosis.reason;
+  }
+  nlohmann::json consequences = nlohmann::json::array();
+  for (const auto& event : diagnosis.consequence_events) {
+    nlohmann::json entry = {{"category", event.category}, {"file", event.file}, {"line", event.line},
+                            {"text", event.text}};
+    if (event.rank) {
+      entry["rank"] = *event.rank;
+    }
+    if (!event.host.empty()) {
+      entry["host"] = event.host;
+    }
+    consequences.push_back(std::move(entry));
+  }
+  if (!consequences.empty()) {
+    document["consequences"] = std::move(consequences);
+  }
   return document;
 }
 
@@ -89,13 +116,42 @@ void print_oom(const diagnose::OomNumbers& oom)
              format_bytes(oom.outside_bytes()));
 }
 
+// "nccl_timeout on ranks 0-16, 18-63": which ranks each consequence hit.
+void print_consequence_ranks(const GlobalOptions& global, const diagnose::Diagnosis& d)
+{
+  std::map<std::string, std::set<int>> ranks;
+  for (const auto& event : d.consequence_events) {
+    if (event.rank) {
+      ranks[event.category].insert(*event.rank);
+    }
+  }
+  for (const auto& [category, set] : ranks) {
+    std::vector<std::string> runs;
+    for (auto it = set.begin(); it != set.end();) {
+      const int first = *it;
+      int last = first;
+      for (++it; it != set.end() && *it == last + 1; ++it) {
+        last = *it;
+      }
+      runs.push_back(first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+    }
+    fmt::print("  {} {} on rank{} {}\n", colorize(global.color, "dim", "then:"),
+               category == "unknown" ? "stopped (exit status, signal)" : category, set.size() == 1 ? "" : "s",
+               fmt::join(runs, ", "));
+  }
+}
+
 void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
 {
   const bool failed = d.category != "none";
   fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
              colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
   if (!d.reason.empty()) {
-    fmt::print("  why: {}\n", d.reason);
+    fmt::print("  why: {}\n", printable(d.reason));
+  }
+  if (d.first_failing_rank || !d.host.empty()) {
+    fmt::print("  first failing: {}{}{}\n", d.first_failing_rank ? fmt::format("rank {}", *d.first_failing_rank) : "",
+               d.first_failing_rank && !d.host.empty() ? " on " : "", d.host.empty() ? "" : "host " + d.host);
   }
   if (d.oom && global.verbose > 0) {
     print_oom(*d.oom);
@@ -103,10 +159,10 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
   if (!d.evidence.empty()) {
     fmt::print("{}\n", colorize(global.color, "bold", "evidence:"));
     for (const auto& e : d.evidence) {
-      fmt::print("  {}: {}\n", colorize(global.color, "cyan", fmt::format("{}:{}", e.file, e.line)), e.text);
+      fmt::print("  {}: {}\n", colorize(global.color, "cyan", printable(fmt::format("{}:{}", e.file, e.line))), printable(e.text));
     }
   }
-  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), d.fix);
+  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), printable(d.fix));
   if (!d.suggested_change.empty()) {
     fmt::print("{} {}\n", colorize(global.color, "bold", "suggested change:"), d.suggested_change);
   }
@@ -117,6 +173,7 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
     fmt::print("{} {}\n", colorize(global.color, "dim", "also seen (consequences):"),
                fmt::join(d.consequences, ", "));
   }
+  print_consequence_ranks(global, d);
 }
 
 } // namespace

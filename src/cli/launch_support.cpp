@@ -4,9 +4,9 @@
 #include "cli/commands.hpp"
 #include "cli/data_paths.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/job_script.hpp"
 #include "cli/output.hpp"
 #include "config/loader.hpp"
+#include "launch/job_source.hpp"
 #include "launch/journal.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
@@ -52,8 +52,7 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global)
   auto& context = live.context;
   context.client = live.client.get();
   context.matcher = live.matcher.get();
-  context.render = [](const config::JobSpec& spec) { return render_job_script(spec); };
-  context.load_source = load_job_source;
+  context.template_dirs = template_dirs();
   context.interrupted = [] { return g_interrupted.load(); };
   const bool tty = isatty(STDERR_FILENO) != 0;
   context.progress = [tty, global](const std::string& line) {
@@ -113,46 +112,17 @@ fs::path state_dir(const ParsedArgs& parsed)
 nlohmann::json job_source(const ParsedArgs& parsed)
 {
   const std::string path = parsed.positional.front();
-  nlohmann::json overrides = nlohmann::json::object();
-  for (const char* key : {"gpu", "nodes", "gpus-per-node"}) {
-    if (parsed.vars.count(key) != 0) {
-      if (std::string(key) == "gpu") {
-        overrides[key] = parsed.vars[key].as<std::string>();
-      } else {
-        overrides[key] = parsed.vars[key].as<int>();
-      }
-    }
+  launch::ClusterOverrides overrides;
+  if (parsed.vars.count("gpu") != 0) {
+    overrides.gpu = parsed.vars["gpu"].as<std::string>();
   }
-  std::vector<std::string> dirs;
-  for (const auto& dir : load_options(parsed).preset_dirs) {
-    dirs.push_back(fs::absolute(dir).string());
+  if (parsed.vars.count("nodes") != 0) {
+    overrides.nodes = parsed.vars["nodes"].as<int>();
   }
-  return {{"kind", "toml"},
-          {"path", fs::absolute(path).string()},
-          {"text", read_text(path, "job file")},
-          {"preset_dirs", dirs},
-          {"overrides", overrides}};
-}
-
-config::JobSpec load_job_source(const nlohmann::json& source)
-{
-  config::LoadOptions options;
-  for (const auto& dir : source.value("preset_dirs", std::vector<std::string>{})) {
-    options.preset_dirs.emplace_back(dir);
+  if (parsed.vars.count("gpus-per-node") != 0) {
+    overrides.gpus_per_node = parsed.vars["gpus-per-node"].as<int>();
   }
-  config::JobSpec spec = config::load_job_text(source.value("text", ""), source.value("path", "job.toml"), options);
-  const auto overrides = source.value("overrides", nlohmann::json::object());
-  if (overrides.contains("nodes")) {
-    spec.cluster.nodes = overrides["nodes"].get<int>();
-  }
-  if (overrides.contains("gpus-per-node")) {
-    spec.cluster.gpus_per_node = overrides["gpus-per-node"].get<int>();
-  }
-  if (overrides.contains("gpu")) {
-    spec.cluster.gpu = overrides["gpu"].get<std::string>();
-    config::resolve_gpu(spec, options);
-  }
-  return spec;
+  return launch::job_source(path, read_text(path, "job file"), load_options(parsed).preset_dirs, overrides);
 }
 
 nlohmann::json run_summary_json(const launch::RunState& state)

@@ -12,6 +12,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace lg::env {
 
@@ -111,14 +115,27 @@ bool is_policy_name(std::string_view name)
   return std::any_of(rows.begin(), rows.end(), [&](const PolicyRow& r) { return r.name == name; });
 }
 
+// Append the user's variables the policy has no row for, each once, in
+// first-seen order with its last value. Linear: a job may set 1e6 of them.
 void add_user_only(const std::vector<UserValue>& users, Environment& env)
 {
+  std::unordered_map<std::string_view, const UserValue*> last;
   for (const auto& user : users) {
-    if (is_policy_name(user.name) || env.find(user.name) != nullptr) {
+    last[user.name] = &user;
+  }
+  std::unordered_set<std::string_view> done;
+  for (const auto& variable : env.variables) {
+    done.insert(variable.name);
+  }
+  std::vector<Variable> added;
+  for (const auto& user : users) {
+    if (!done.insert(user.name).second || is_policy_name(user.name)) {
       continue;
     }
-    env.variables.push_back(user_variable(*last_user_value(users, user.name), std::nullopt));
+    added.push_back(user_variable(*last[user.name], std::nullopt));
   }
+  env.variables.insert(env.variables.end(), std::make_move_iterator(added.begin()),
+                       std::make_move_iterator(added.end()));
 }
 
 } // namespace

@@ -3,6 +3,8 @@
 #include "launch/runner.hpp"
 
 #include "preflight/fixes.hpp"
+#include "launch/job_script.hpp"
+#include "launch/job_source.hpp"
 #include "launch/retry.hpp"
 #include "launch/runner_steps.hpp"
 #include "util/error.hpp"
@@ -54,7 +56,8 @@ config::JobSpec base_spec(const Journal& journal, const RunContext& context)
 {
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
-      return context.load_source(record.data.value("source", nlohmann::json::object()));
+      const auto source = record.data.value("source", nlohmann::json::object());
+      return context.load_source ? context.load_source(source) : load_job_source(source);
     }
   }
   SystemError error("run '{}' has no run_created record", journal.run_id());
@@ -64,7 +67,7 @@ config::JobSpec base_spec(const Journal& journal, const RunContext& context)
 void prepare_attempt(Journal& journal, const config::JobSpec& spec, int number, const std::string& fix,
                      const std::string& reason, const RunContext& context)
 {
-  const std::string script = context.render(spec);
+  const std::string script = context.render ? context.render(spec) : render_job_script(spec, context.template_dirs);
   journal.write_artifact(script_path(number), script);
   journal.append("attempt_prepared", {{"attempt", number},
                                       {"tag", attempt_tag(journal.run_id(), number)},

@@ -393,8 +393,12 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   double p2p = 0;
   if (s.pp > 1) {
     const double bytes = s.tokens * s.h * k_act_bytes / (s.sp ? s.tp : 1);
-    const double transfers = s.vpp > 1 ? 2.0 * (s.pp - 1) : 2.0 * (m + s.pp - 1);
-    p2p = transfers * bytes / s.bw_pp;
+    const double per_transfer = bytes / s.bw_pp;
+    // Interleaved: warm-up/cool-down sends on the critical path, and the
+    // steady-state sends of every chunk of every microbatch overlapped
+    // (overlap_p2p_comm) but for (1 - eff) of each.
+    p2p = s.vpp > 1 ? (2.0 * (s.pp - 1) + 2.0 * m * s.vpp * (1 - s.rates.overlap_efficiency)) * per_transfer
+                    : 2.0 * (m + s.pp - 1) * per_transfer;
   }
 
   // Data parallel: gradients (reduce-scatter with the distributed optimizer,
