@@ -14,3 +14,5 @@ fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" >/dev/null
 cmake --build "$build" -j"$(nproc)" --target bench_estimator >/dev/null
 "$build/bench/estimator/bench_estimator" "$data" "$@"
+cmake --build "$build" -j"$(nproc)" --target bench_published >/dev/null
+"$build/bench/estimator/bench_published" "$root/bench/tune/bridge_performance.json" "$root/presets"

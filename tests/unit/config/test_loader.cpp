@@ -129,7 +129,7 @@ TEST_CASE("loader: a malformed pipeline_layout is reported at its key")
   // Megatron's layout symbols (pipeline_parallel_layer_layout.py): E t m L | x*n (…)*n.
   const std::string error =
     load_error(std::string(k_model) + "[parallelism]\npp = 2\npipeline_layout = \"Et*4|x|L\"\n");
-  CHECK(error.find("job.toml:11:19") != std::string::npos);
+  CHECK(error.find(":19: pipeline layout 'Et*4|x|L'") != std::string::npos);
   CHECK(error.find("unknown layer character 'x'") != std::string::npos);
 }
 
