@@ -6,6 +6,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/output.hpp"
 #include "config/loader.hpp"
+#include "diagnose/category.hpp"
 #include "launch/job_source.hpp"
 #include "launch/journal.hpp"
 #include "util/bytes.hpp"
@@ -151,13 +152,13 @@ nlohmann::json run_summary_json(const launch::RunState& state)
 void print_run_summary(const GlobalOptions& global, const launch::RunState& state)
 {
   fmt::print("run {} ({}): {}{}\n", state.run_id, state.name,
-             state.finished ? colorize(global.color, state.outcome == "succeeded" ? "green" : "red", state.outcome)
+             state.finished ? colorize(global.color, state.outcome == launch::to_string(launch::RunResult::succeeded) ? "green" : "red", state.outcome)
                             : "in progress",
              state.outcome_reason.empty() ? "" : " — " + state.outcome_reason);
   for (const auto& a : state.attempts) {
     fmt::print("  attempt {}: job {} {}{}{}\n", a.number, a.job_id.value_or("-"),
                a.last_state.empty() ? "(not submitted)" : a.last_state,
-               a.category.empty() || a.category == "none" ? "" : ", diagnosis " + a.category,
+               !diagnose::is_failure(a.category) ? "" : ", diagnosis " + a.category,
                a.fix.empty() ? "" : ", fix " + a.fix);
     if (!a.reason.empty() && a.number > 1) {
       fmt::print("    why: {}\n", a.reason);
@@ -176,7 +177,7 @@ int exit_code_of(const launch::RunOutcome& outcome)
   if (outcome.interrupted) {
     return k_exit_interrupted;
   }
-  if (outcome.detached || outcome.outcome == "succeeded") {
+  if (outcome.detached || outcome.outcome == launch::to_string(launch::RunResult::succeeded)) {
     return k_exit_ok;
   }
   return k_exit_job_errors;

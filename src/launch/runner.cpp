@@ -5,6 +5,7 @@
 #include "preflight/fixes.hpp"
 #include "launch/job_script.hpp"
 #include "launch/job_source.hpp"
+#include "diagnose/category.hpp"
 #include "launch/retry.hpp"
 #include "launch/runner_steps.hpp"
 #include "util/error.hpp"
@@ -87,16 +88,16 @@ void finish_run(Journal& journal, const std::string& outcome, const std::string&
 void decide_next(Journal& journal, const RunState& state, const RunOptions& options, const RunContext& context)
 {
   const AttemptState& last = state.attempts.back();
-  if (last.outcome == "completed") {
-    finish_run(journal, "succeeded", fmt::format("attempt {} completed", last.number), context);
+  if (last.outcome == to_string(AttemptResult::completed)) {
+    finish_run(journal, to_string(RunResult::succeeded), fmt::format("attempt {} completed", last.number), context);
     return;
   }
-  if (last.outcome == "submit_failed") {
-    finish_run(journal, "failed", "Slurm refused the job", context);
+  if (last.outcome == to_string(AttemptResult::submit_failed)) {
+    finish_run(journal, to_string(RunResult::failed), "Slurm refused the job", context);
     return;
   }
-  if (last.outcome == "vanished" && (last.category == "none" || last.category == "unknown" || last.category.empty())) {
-    finish_run(journal, "failed",
+  if (last.outcome == to_string(AttemptResult::vanished) && (!diagnose::is_failure(last.category) || last.category == diagnose::to_string(diagnose::Category::unknown))) {
+    finish_run(journal, to_string(RunResult::failed),
                fmt::format("job {} vanished from Slurm and its logs show no cause; ask your Slurm admins "
                            "(sacct -j {})",
                            last.job_id.value_or("?"), last.job_id.value_or("?")),
@@ -115,11 +116,11 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   }
   const RetryDecision decision = decide_retry(spec, input);
   if (decision.kind == RetryKind::none) {
-    finish_run(journal, "failed", decision.reason, context);
+    finish_run(journal, to_string(RunResult::failed), decision.reason, context);
     return;
   }
   if (static_cast<int>(state.attempts.size()) >= state.max_attempts) {
-    finish_run(journal, "gave_up",
+    finish_run(journal, to_string(RunResult::gave_up),
                fmt::format("{} attempt(s) used; the next would have been: {}", state.attempts.size(), decision.reason),
                context);
     return;

@@ -72,7 +72,7 @@ struct RunOutcome
   bool finished = false;     // run_finished recorded
   bool interrupted = false;  // stopped by a signal; resumable
   bool detached = false;     // returned after submission (--detach)
-  std::string outcome;       // "succeeded", "failed", "gave_up"
+  std::string outcome;       // to_string(RunResult)
   std::string reason;
 };
 
