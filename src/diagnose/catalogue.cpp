@@ -271,6 +271,7 @@ const std::vector<std::string>& fact_names()
 {
   static const std::vector<std::string> names = {
     "expandable_segments_set", "expandable_segments_unsupported", "training_finished",
+    "exception_ignored",
     "job_failed"};
   return names;
 }

@@ -35,7 +35,7 @@ namespace lg::diagnose {
   X(import_error, job)                        \
   X(segfault, job)                            \
   X(device_assert, job)                       \
-  X(rendezvous_error, job)                    \
+  X(rendezvous_error, infrastructure)         \
   X(port_in_use, job)                         \
   X(disk_full_or_quota, job)                  \
   X(shm_exhausted, job)                       \

@@ -209,6 +209,7 @@ Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, co
     facts.expandable_segments_set |= fact == "expandable_segments_set";
     facts.expandable_segments_unsupported |= fact == "expandable_segments_unsupported";
     facts.training_finished |= fact == "training_finished";
+    facts.exception_ignored |= fact == "exception_ignored";
     facts.job_failed |= fact == "job_failed";
   }
   return facts;
@@ -386,7 +387,13 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   if (state_sig) {
     candidates.push_back({nullptr, &*state_sig, std::nullopt, {}});
   }
-  if (candidates.empty()) {
+  // CPython's "Exception ignored in: <function …__del__>" and its traceback
+  // are printed for an exception that did not stop anything (a destructor at
+  // interpreter shutdown): when exceptions are all there is, no failure.
+  const bool only_exceptions = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.hit != nullptr && c.sig->category == "unknown" && (c.sig->id == "python-exception" || c.sig->id == "python-traceback");
+  });
+  if (candidates.empty() || (facts.exception_ignored && only_exceptions)) {
     return no_cause(context, catalogue);
   }
   const Candidate& winner = choose(candidates);

@@ -1,4 +1,4 @@
-# Shared helpers for the end-to-end tests (STYLE.md §3.9). Source it first:
+# Shared helpers for the end-to-end tests. Source it first:
 #   . "$(dirname "$0")/lib.sh"
 # Each test runs in its own temporary directory, kept on failure.
 # Environment (set by tests/e2e/CMakeLists.txt): LAUNCHGUARD (the binary),
@@ -168,5 +168,17 @@ expect_run_clean() {
     for n in $(seq 0 $((attempts - 1))); do
         tag=$(jq -r ".runs[0].attempts[$n].tag" "runs-$run.json")
         expect_eq "$(jobs_with_tag "$tag")" "1"
+    done
+}
+
+# Make directory $1 hold wrappers around the real Slurm tools that log each
+# call's tool name to $1/calls before running it (put $1 first on PATH).
+make_counting_shim() {
+    local shim=$1 tool real
+    mkdir -p "$shim"
+    for tool in sacct squeue scontrol sbatch scancel; do
+        real=$(command -v "$tool")
+        printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$shim" "$real" > "$shim/$tool"
+        chmod +x "$shim/$tool"
     done
 }

@@ -86,6 +86,20 @@ TEST_CASE("negatives: an exit status without a known cause is unknown with that 
   CHECK(d.evidence[0].line == 1);
 }
 
+TEST_CASE("negatives: an exception CPython reports as ignored (a destructor at shutdown) is no failure")
+{
+  // CPython Python/errors.c PyErr_WriteUnraisable; torch's DataLoader iterator __del__
+  const Matcher matcher(default_catalogue());
+  const std::string ignored = "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f1>\n"
+                              "Traceback (most recent call last):\n"
+                              "  File \"dataloader.py\", line 1479, in __del__\n"
+                              "AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_shutdown'\n";
+  CHECK(diagnose({{"job.out", ignored}}, matcher).category == "none");
+  // With an exit status as well, the job did fail.
+  CHECK(diagnose({{"job.out", ignored + "srun: error: n1: task 0: Exited with exit code 1\n"}}, matcher).category ==
+        "unknown");
+}
+
 TEST_CASE("negatives: an empty log and no logs give none")
 {
   const Matcher matcher(default_catalogue());
