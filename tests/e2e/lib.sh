@@ -78,20 +78,6 @@ wait_for_end() {
     return 1
 }
 
-# Wait up to $3 seconds for `launchguard watch` to report state $2 for $1.
-wait_for_state() {
-    local id=$1 want=$2 seconds=$3 state=""
-    local deadline=$((SECONDS + seconds))
-    while [ $SECONDS -lt $deadline ]; do
-        state=$("$LAUNCHGUARD" watch --once --json "$id" 2>/dev/null \
-            | jq -r '.state // empty' || true)
-        [ "$state" = "$want" ] && return 0
-        sleep 1
-    done
-    echo "job $id: expected state $want, last seen '$state'" >&2
-    return 1
-}
-
 # Write job.toml: a small dense job on the local cluster whose command is the
 # stand-in trainer with the given arguments. $NODES/$GPUS/$MEM/$NAME/$ENV_LINES
 # tune it.
