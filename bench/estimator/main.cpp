@@ -1,6 +1,10 @@
 // bench_estimator: predict each measured record of memory_measurements_*.json
-// with lg::estimate and print per-tier error statistics and the worst records.
-// Usage: bench_estimator <memory_measurements.json>
+// with lg::estimate and print error statistics per tier and per feature
+// group, the worst records, and the source document's four Llama3-70B rows.
+// Usage: bench_estimator <memory_measurements.json> [--all] [--bands FILE]
+//   --bands FILE  write the error-band table (estimate/error_band_data.inc)
+#include "config/loader.hpp"
+#include "estimate/error_band.hpp"
 #include "estimate/estimate.hpp"
 #include "record_to_spec.hpp"
 
@@ -22,11 +26,14 @@ struct Row
 {
   std::string id;
   std::string tier;
+  std::vector<std::string> groups;
+  std::string mix;
   double measured = 0;   // GiB
   double predicted = 0;  // GiB
   double error = 0;      // (pred - meas) / meas
   double steady_measured = -1;
   double steady_predicted = 0;
+  std::string verdict;
 };
 
 double quantile(std::vector<double> v, double q)
@@ -72,9 +79,14 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
   Row row;
   row.id = record.value("id", "?");
   row.tier = record.value("tier", "?");
+  row.groups = lg::estimate::feature_groups(mapped->spec);
+  row.mix = lg::estimate::feature_mix(row.groups);
   row.measured = measured["value_gib"].get<double>();
-  row.predicted = stage.allocated_peak_bytes / k_gib;
+  const double bytes = mapped->first_iteration_report ? stage.first_iteration_allocated_bytes
+                                                      : stage.allocated_peak_bytes;
+  row.predicted = bytes / k_gib;
   row.error = (row.predicted - row.measured) / row.measured;
+  row.verdict = lg::estimate::to_string(est.verdict);
   if (measured.contains("steady_state_allocated_gib") &&
       measured["steady_state_allocated_gib"].is_number()) {
     row.steady_measured = measured["steady_state_allocated_gib"].get<double>();
@@ -83,74 +95,231 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
   return row;
 }
 
-void print_tier(const std::string& tier, const std::vector<Row>& rows)
+struct Stats
 {
-  std::vector<double> errors;
-  std::vector<double> steady;
+  std::size_t n = 0;
+  double median = 0;
+  double p90 = 0;
+  double max = 0;
+  double within10 = 0;
+  double signed_median = 0;
+};
+
+Stats stats_of(const std::vector<const Row*>& rows)
+{
+  std::vector<double> abs;
+  std::vector<double> signed_errors;
+  for (const Row* r : rows) {
+    abs.push_back(std::fabs(r->error));
+    signed_errors.push_back(r->error);
+  }
+  Stats s;
+  s.n = rows.size();
+  s.median = quantile(abs, 0.5);
+  s.p90 = quantile(abs, 0.9);
+  s.max = abs.empty() ? 0 : *std::max_element(abs.begin(), abs.end());
+  s.within10 = abs.empty() ? 0
+                           : static_cast<double>(std::count_if(abs.begin(), abs.end(),
+                                                               [](double e) { return e <= 0.10; })) /
+                                 static_cast<double>(abs.size());
+  s.signed_median = quantile(signed_errors, 0.5);
+  return s;
+}
+
+void print_stats(const std::string& name, const std::vector<const Row*>& rows)
+{
+  const Stats s = stats_of(rows);
+  std::printf("  %-34s n=%3zu  median %5.1f%%  p90 %5.1f%%  max %6.1f%%  within10 %5.1f%%  "
+              "signed median %+5.1f%%\n",
+              name.c_str(), s.n, 100 * s.median, 100 * s.p90, 100 * s.max, 100 * s.within10,
+              100 * s.signed_median);
+}
+
+// The source document's table: Llama3-70B SFT, 32x H100, FP8 current
+// scaling, MBS1 GBS32 seq 4096, decimal GB from Bridge's memory report.
+// Before Megatron Bridge PR #3169 (2026-04-09, "report memory on 2nd
+// iteration") that report ran once, after iteration 1, and printed
+// torch.cuda.memory_stats() peaks on every DP-rank-0 process; the document
+// quotes rank 0 (pp rank 0). Adam's moments do not exist during iteration 1's
+// forward/backward, so the comparable figure is the first-iteration peak of
+// pp rank 0.
+void document_rows(const std::string& root)
+{
+  lg::config::LoadOptions options;
+  options.preset_dirs = {root + "/presets"};
+  lg::config::JobSpec base;
+  try {
+    base = lg::config::load_job_file(root + "/examples/llama3-70b-sft-h100.toml", options);
+  } catch (const std::exception& e) {
+    std::printf("\nsource document rows: cannot load the example: %s\n", e.what());
+    return;
+  }
+  struct DocRow
+  {
+    const char* name;
+    int tp;
+    int pp;
+    int vpp;
+    double measured_gb;
+  };
+  const DocRow rows[] = {{"TP4 PP4 VPP5 DP2 (baseline)", 4, 4, 5, 58.8},
+                         {"TP4 PP8 VPP5 DP1", 4, 8, 5, 53.2},
+                         {"TP8 PP4 VPP5 DP1", 8, 4, 5, 50.2},
+                         {"TP4 PP4 VPP10 DP2", 4, 4, 10, 60.2}};
+  std::printf("\nsource document rows (examples/llama3-70b-sft-h100.toml, first-iteration "
+              "allocated peak of pp rank 0, decimal GB):\n");
+  lg::estimate::Options o;
+  double baseline = 0;
   for (const auto& r : rows) {
-    errors.push_back(std::fabs(r.error));
-    if (r.steady_measured > 0) {
-      steady.push_back(std::fabs(r.steady_predicted - r.steady_measured) / r.steady_measured);
+    auto spec = base;
+    spec.parallelism.tp = r.tp;
+    spec.parallelism.pp = r.pp;
+    spec.parallelism.vpp = r.vpp;
+    const auto est = lg::estimate::estimate(spec, o);
+    const auto& s = est.stages.front();
+    const double gb = s.first_iteration_allocated_bytes / 1e9;
+    double most = 0;
+    for (const auto& st : est.stages) {
+      most = std::max(most, st.allocated_peak_bytes);
     }
+    if (baseline == 0) {
+      baseline = gb;
+    }
+    std::printf("  %-30s pred %6.1f GB  meas %5.1f GB  err %+5.1f%%   (steady peak, most "
+                "loaded stage: %5.1f GB)\n",
+                r.name, gb, r.measured_gb, 100 * (gb - r.measured_gb) / r.measured_gb, most / 1e9);
   }
-  std::printf("%-34s n=%3zu  median |err| %5.1f%%  p90 |err| %5.1f%%", tier.c_str(), rows.size(),
-              100 * quantile(errors, 0.5), 100 * quantile(errors, 0.9));
-  if (!steady.empty()) {
-    std::printf("   steady-state: n=%zu median %5.1f%% p90 %5.1f%%", steady.size(),
-                100 * quantile(steady, 0.5), 100 * quantile(steady, 0.9));
+}
+
+// Write the band table: per feature mix and per group, the p90 of |error|.
+void write_bands(const std::string& path, const std::vector<Row>& all)
+{
+  std::map<std::string, std::vector<const Row*>> mixes;
+  std::map<std::string, std::vector<const Row*>> groups;
+  std::vector<const Row*> every;
+  for (const auto& r : all) {
+    if (r.verdict == "unknown") {
+      continue;  // not modelled: no band claims for it
+    }
+    mixes[r.mix].push_back(&r);
+    for (const auto& g : r.groups) {
+      groups["group:" + g].push_back(&r);
+    }
+    every.push_back(&r);
   }
-  std::printf("\n");
+  std::ofstream out(path);
+  out << "// Generated by bench/estimator/update-error-bands from the development\n"
+         "// measurements; do not edit. {feature mix or group, records, p90 |error|}\n";
+  const auto line = [&](const std::string& key, const std::vector<const Row*>& rows) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "{\"%s\", %zu, %.4f},\n", key.c_str(), rows.size(),
+                  stats_of(rows).p90);
+    out << buf;
+  };
+  for (const auto& [k, rows] : mixes) {
+    line(k, rows);
+  }
+  for (const auto& [k, rows] : groups) {
+    line(k, rows);
+  }
+  line("all", every);
+  std::printf("\nwrote %s\n", path.c_str());
 }
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: bench_estimator <memory_measurements.json>\n");
+  const char* env_path = std::getenv("LG_MEMORY_MEASUREMENTS");
+  std::string data = argc > 1 && argv[1][0] != '-' ? argv[1] : (env_path ? env_path : "");
+  if (data.empty()) {
+    std::fprintf(stderr,
+                 "bench_estimator: no measurement data: give the path of "
+                 "memory_measurements_*.json as the first argument or in "
+                 "LG_MEMORY_MEASUREMENTS (the data is not part of the repository)\n");
     return 2;
   }
-  std::ifstream in(argv[1]);
+  std::ifstream in(data);
   if (!in) {
-    std::fprintf(stderr, "bench_estimator: cannot open %s\n", argv[1]);
+    std::fprintf(stderr, "bench_estimator: cannot open %s\n", data.c_str());
     return 2;
+  }
+  bool all_rows = false;
+  std::string bands;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    all_rows = all_rows || a == "--all";
+    if (a == "--bands" && i + 1 < argc) {
+      bands = argv[++i];
+    }
   }
   const auto records = nlohmann::json::parse(in);
-  std::map<std::string, std::vector<Row>> tiers;
+  std::map<std::string, std::vector<const Row*>> tiers;
+  std::map<std::string, std::vector<const Row*>> groups;
   std::map<std::string, int> skipped;
   std::vector<Row> all;
+  all.reserve(records.size());
   for (const auto& record : records) {
     std::string why;
     if (auto row = predict(record, why)) {
-      tiers[row->tier].push_back(*row);
       all.push_back(*row);
     } else {
       ++skipped[record.value("tier", "?") + ": " + why];
     }
   }
-  std::printf("memory estimator vs measured max-allocated (|pred-meas|/meas)\n");
-  for (const auto& [tier, rows] : tiers) {
-    print_tier(tier, rows);
+  std::vector<const Row*> every;
+  for (const auto& r : all) {
+    tiers[r.tier].push_back(&r);
+    for (const auto& g : r.groups) {
+      groups[g].push_back(&r);
+    }
+    if (r.groups.empty()) {
+      groups["(plain dense)"].push_back(&r);
+    }
+    every.push_back(&r);
   }
-  std::printf("\nskipped:\n");
+  std::printf("memory estimator vs measured allocated peak (|pred-meas|/meas)\n\nper tier:\n");
+  for (const auto& [tier, rows] : tiers) {
+    print_stats(tier, rows);
+  }
+  print_stats("all", every);
+  std::printf("\nper feature group (a record counts in each of its groups):\n");
+  for (const auto& [group, rows] : groups) {
+    print_stats(group, rows);
+  }
+  std::map<std::string, int> verdicts;
+  for (const auto& r : all) {
+    ++verdicts[r.verdict];
+  }
+  std::printf("\nverdicts:");
+  for (const auto& [v, n] : verdicts) {
+    std::printf(" %s %d", v.c_str(), n);
+  }
+  std::printf("\n\nskipped:\n");
   for (const auto& [why, n] : skipped) {
     std::printf("  %3d  %s\n", n, why.c_str());
   }
-  std::sort(all.begin(), all.end(),
-            [](const Row& a, const Row& b) { return std::fabs(a.error) > std::fabs(b.error); });
+  std::vector<const Row*> sorted = every;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Row* a, const Row* b) { return std::fabs(a->error) > std::fabs(b->error); });
   std::printf("\nworst 10:\n");
-  for (std::size_t i = 0; i < std::min<std::size_t>(10, all.size()); ++i) {
-    const auto& r = all[i];
-    std::printf("  %+6.1f%%  pred %7.2f GiB  meas %7.2f GiB  %s (%c)\n", 100 * r.error,
-                r.predicted, r.measured, r.id.c_str(), r.tier.empty() ? '?' : r.tier[0]);
+  for (std::size_t i = 0; i < std::min<std::size_t>(10, sorted.size()); ++i) {
+    const auto& r = *sorted[i];
+    std::printf("  %+6.1f%%  pred %7.2f GiB  meas %7.2f GiB  %s (%c, %s)\n", 100 * r.error,
+                r.predicted, r.measured, r.id.c_str(), r.tier.empty() ? '?' : r.tier[0],
+                r.mix.c_str());
   }
-  if (argc > 2 && std::string(argv[2]) == "--all") {
+  if (all_rows) {
     std::printf("\nall:\n");
-    for (const auto& r : all) {
+    for (const Row* r : sorted) {
       std::printf("  %+6.1f%%  pred %7.2f meas %7.2f  steady pred %6.2f meas %6.2f  %s\n",
-                  100 * r.error, r.predicted, r.measured, r.steady_predicted, r.steady_measured,
-                  r.id.c_str());
+                  100 * r->error, r->predicted, r->measured, r->steady_predicted,
+                  r->steady_measured, r->id.c_str());
     }
+  }
+  document_rows(LG_SOURCE_DIR);
+  if (!bands.empty()) {
+    write_bands(bands, all);
   }
   return 0;
 }

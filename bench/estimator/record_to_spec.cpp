@@ -1,5 +1,8 @@
 #include "record_to_spec.hpp"
 
+#include "config/megatron_args.hpp"
+#include "util/error.hpp"
+
 #include <regex>
 #include <sstream>
 
@@ -132,28 +135,6 @@ void map_moe_mla(const json& m, config::ModelSpec& model)
   }
 }
 
-// --pipeline-model-parallel-layout ("Et*3|(tt|)*6tmL"): the number of
-// virtual stages gives VPP; layers are then placed evenly (an approximation of
-// the layout's exact split).
-int layout_stages(const std::string& layout)
-{
-  std::string text = layout;
-  const std::regex group(R"(\(([^()]*)\)\*(\d+))");
-  std::smatch m;
-  while (std::regex_search(text, m, group)) {
-    std::string repeated;
-    for (int i = 0; i < std::stoi(m[2]); ++i) {
-      repeated += m[1];
-    }
-    text = m.prefix().str() + repeated + m.suffix().str();
-  }
-  int stages = 1;
-  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
-    stages += text[i] == '|' ? 1 : 0;
-  }
-  return stages;
-}
-
 bool map_parallelism(const json& p, config::JobSpec& spec, std::string& why)
 {
   const auto world = get<int>(p, "world_size");
@@ -168,10 +149,8 @@ bool map_parallelism(const json& p, config::JobSpec& spec, std::string& why)
     par.vpp = *vpp;
   }
   if (const auto layout = get<std::string>(p, "pipeline_layout"); layout && par.pp > 1) {
-    const int stages = layout_stages(*layout);
-    if (stages > par.pp && stages % par.pp == 0) {
-      par.vpp = stages / par.pp;
-    }
+    par.pipeline_layout = *layout;  // the layout decides the virtual stages
+    par.vpp.reset();
   }
   par.cp = get<int>(p, "cp").value_or(1);
   par.ep = get<int>(p, "ep").value_or(1);
@@ -295,6 +274,105 @@ void map_training(const json& r, config::JobSpec& spec, bool& expandable)
   map_peft(field("peft"), spec);
 }
 
+// The Megatron command line of a functional-test record (raw_model_args, a
+// flag -> value map; true = a bare switch), as argv.
+std::vector<std::string> record_argv(const json& args)
+{
+  std::vector<std::string> argv = {"pretrain_gpt.py"};
+  for (const auto& [flag, value] : args.items()) {
+    if (flag.rfind("--", 0) != 0) {
+      continue;
+    }
+    if (value.is_boolean()) {
+      if (value.get<bool>()) {
+        argv.push_back(flag);
+      }
+      continue;
+    }
+    argv.push_back(flag);
+    argv.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return argv;
+}
+
+// The memory features the product's Megatron reader understands (layouts,
+// offload modules, cross-entropy fusion, deferred wgrad, optimizer
+// instances, optimizers, frozen parts, not-modelled flags), read by that
+// reader from the record's command line and copied into `spec`.
+void map_memory_flags(const json& record, config::JobSpec& spec)
+{
+  json args = json::object();
+  for (const char* key : {"raw_model_args", "other_settings"}) {
+    if (record.contains(key) && record[key].is_object()) {
+      for (const auto& [k, v] : record[key].items()) {
+        args[k] = v;
+      }
+    }
+  }
+  if (!args.contains("--num-layers")) {
+    args["--num-layers"] = std::max(1, spec.model.num_layers);
+    args["--hidden-size"] = std::max(1, spec.model.hidden_size);
+    args["--num-attention-heads"] = std::max(1, spec.model.num_attention_heads);
+  }
+  config::JobSpec read;
+  try {
+    read = config::job_from_megatron_args(record_argv(args), {});
+  } catch (const lg::Error&) {
+    return;
+  }
+  auto& p = spec.parallelism;
+  auto& t = spec.training;
+  if (!read.parallelism.pipeline_layout.empty()) {
+    p.pipeline_layout = read.parallelism.pipeline_layout;
+    p.vpp.reset();  // the layout decides the virtual stages
+  }
+  p.account_for_embedding_in_pipeline_split = read.parallelism.account_for_embedding_in_pipeline_split;
+  p.account_for_loss_in_pipeline_split = read.parallelism.account_for_loss_in_pipeline_split;
+  p.microbatch_group_size_per_vp_stage = read.parallelism.microbatch_group_size_per_vp_stage;
+  if (read.training.fine_grained_activation_offloading) {
+    t.fine_grained_activation_offloading = true;
+    t.offload_modules = read.training.offload_modules;
+  }
+  t.cross_entropy_fusion = read.training.cross_entropy_fusion;
+  t.defer_embedding_wgrad_compute = read.training.defer_embedding_wgrad_compute;
+  t.wgrad_deferral_limit = read.training.wgrad_deferral_limit;
+  t.optimizer.distributed_instances = read.training.optimizer.distributed_instances;
+  if (args.contains("--optimizer")) {
+    t.optimizer.name = read.training.optimizer.name;
+  }
+  if (read.training.cuda_graphs != config::CudaGraphs::none) {
+    t.cuda_graphs = read.training.cuda_graphs;
+    t.cuda_graph_modules = read.training.cuda_graph_modules;
+  }
+  t.frozen = read.training.frozen;
+  spec.not_modelled = read.not_modelled;
+}
+
+// Records that name a Megatron Bridge perf recipe this repository mirrors in
+// examples/ get that recipe's memory settings (the record states them only as
+// "at Bridge HEAD"); see examples/llama3-70b-sft-h100.toml.
+void map_named_recipe(const json& record, Mapped& out)
+{
+  const std::string framework = record.value("framework", "");
+  if (framework.find("llama3_70b") == std::string::npos ||
+      framework.find("fp8_cs") == std::string::npos) {
+    return;
+  }
+  auto& t = out.spec.training;
+  t.fp8_param_gather = true;  // bf16_with_fp8_current_scaling_mixed
+  t.cross_entropy_fusion = "te";  // perf_recipes/_common.py _benchmark_common
+  t.defer_embedding_wgrad_compute = true;
+  t.wgrad_deferral_limit = 22;
+  t.tp_comm_overlap = true;
+  t.disable_parameter_transpose_cache = true;
+  t.cuda_graphs = config::CudaGraphs::transformer_engine;
+  t.cuda_graph_modules = {"mlp"};
+  // The skills tables were measured for Bridge PR #3107 (2026-04-02), when
+  // report_memory ran once after iteration 1 (PR #3169 moved it to 2).
+  const json& source = record.contains("source") ? record["source"] : json();
+  out.first_iteration_report = source.value("related", "").find("pull/3107") != std::string::npos;
+}
+
 } // namespace
 
 std::optional<Mapped> record_to_spec(const json& record, std::string& why)
@@ -322,6 +400,8 @@ std::optional<Mapped> record_to_spec(const json& record, std::string& why)
   spec.training.micro_batch_size = *mbs;
   spec.training.global_batch_size = *gbs;
   map_training(record, spec, out.expandable_segments);
+  map_memory_flags(record, spec);
+  map_named_recipe(record, out);
   const std::string rank = lower(get<std::string>(record["measured"], "rank").value_or(""));
   out.last_rank = rank.find("last") != std::string::npos;
   spec.cluster.gpu_info.capacity_bytes = 85027979264;  // presets/gpus/h100-80gb.toml

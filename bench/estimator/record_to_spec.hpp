@@ -15,6 +15,9 @@ struct Mapped
   config::JobSpec spec;
   bool last_rank = false;        // measured on the last global rank (last PP stage)
   bool expandable_segments = true;
+  // The figure comes from a memory report printed once, after iteration 1
+  // (Megatron Bridge before PR #3169): compare the first-iteration peak.
+  bool first_iteration_report = false;
 };
 
 // Return the JobSpec of `record`, or nullopt with `why` set when a field the

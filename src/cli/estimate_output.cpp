@@ -25,6 +25,8 @@ nlohmann::json to_json(const estimate::Estimate& e)
                       {"in_flight_microbatches", stage.in_flight_microbatches},
                       {"allocated_peak_bytes", bytes(stage.allocated_peak_bytes)},
                       {"device_peak_bytes", bytes(stage.device_peak_bytes)},
+                      {"first_iteration_allocated_bytes", bytes(stage.first_iteration_allocated_bytes)},
+                      {"band_bytes", bytes(stage.band_bytes)},
                       {"components", components}});
   }
   nlohmann::json what_if = nlohmann::json::array();
@@ -38,6 +40,9 @@ nlohmann::json to_json(const estimate::Estimate& e)
   return {{"parameters",
            {{"total", e.parameters.total}, {"active", e.parameters.active}, {"per_gpu", e.parameters.per_gpu}}},
           {"peak_bytes", bytes(e.peak_bytes)},
+          {"band_bytes", bytes(e.band_bytes)},
+          {"band_group", e.band_group},
+          {"not_modelled", e.not_modelled},
           {"capacity_bytes", bytes(e.capacity_bytes)},
           {"verdict", estimate::to_string(e.verdict)},
           {"stages", stages},
@@ -55,6 +60,8 @@ static const char* verdict_color(estimate::Verdict verdict)
     return "yellow";
   case estimate::Verdict::oom:
     return "red";
+  case estimate::Verdict::unknown:
+    return "bold";
   }
   return "bold";
 }
@@ -62,9 +69,14 @@ static const char* verdict_color(estimate::Verdict verdict)
 std::string verdict_line(const GlobalOptions& global, const estimate::Estimate& e)
 {
   const double share = e.capacity_bytes > 0 ? 100.0 * e.peak_bytes / e.capacity_bytes : 0.0;
-  return fmt::format("peak {} of {} ({:.0f}%) on pp rank {}: {}", format_bytes(e.peak_bytes),
-                     format_bytes(e.capacity_bytes), share, e.most_loaded_pp_rank,
-                     colorize(global.color, verdict_color(e.verdict), estimate::to_string(e.verdict)));
+  std::string line = fmt::format(
+      "peak {} ± {:.1f} of {} ({:.0f}%) on pp rank {}: {}", format_bytes(e.peak_bytes), e.band_bytes / k_gib,
+      format_bytes(e.capacity_bytes), share, e.most_loaded_pp_rank,
+      colorize(global.color, verdict_color(e.verdict), estimate::to_string(e.verdict)));
+  if (!e.not_modelled.empty()) {
+    line += fmt::format(" (not modelled: {})", e.not_modelled.front());
+  }
+  return line;
 }
 
 static std::string bar(double value, double scale, int width)
@@ -80,10 +92,10 @@ static std::string bar(double value, double scale, int width)
 static void print_stage(const GlobalOptions& global, const estimate::StageEstimate& stage, double scale)
 {
   fmt::print("{}\n", colorize(global.color, "bold",
-                              fmt::format("pp rank {} — {} layers, {} microbatches in flight: allocated {}, device {}",
+                              fmt::format("pp rank {} — {} layers, {} microbatches in flight: allocated {}, device {} ± {:.1f}",
                                           stage.pp_rank, stage.layers, stage.in_flight_microbatches,
                                           format_bytes(stage.allocated_peak_bytes),
-                                          format_bytes(stage.device_peak_bytes))));
+                                          format_bytes(stage.device_peak_bytes), stage.band_bytes / k_gib)));
   for (const auto& [name, value] : stage.components) {
     if (value <= 0) {
       continue;
@@ -119,6 +131,9 @@ void print_estimate(const GlobalOptions& global, const config::JobSpec& spec, co
       fmt::print("  {:<22} {:>11} {:>11}  {}\n", w.fix, format_bytes(w.peak_bytes), format_bytes(w.saves_bytes),
                  w.throughput_cost);
     }
+  }
+  for (const auto& reason : e.not_modelled) {
+    fmt::print("not modelled: {}\n", reason);
   }
   if (global.verbose > 0) {
     fmt::print("\nassumptions:\n");

@@ -1,6 +1,9 @@
 #include "config/job_spec.hpp"
 
+#include "util/error.hpp"
+
 #include <algorithm>
+#include <cctype>
 
 namespace lg::config {
 
@@ -133,6 +136,102 @@ bool is_fp8(Precision precision)
 bool is_fp4(Precision precision)
 {
   return precision == Precision::nvfp4;
+}
+
+namespace {
+
+constexpr std::size_t k_max_layout_symbols = 1 << 20;  // saturate hostile repeat counts
+
+// Read the repeat count after '*' at `pos`; advance `pos` past it.
+std::size_t repeat_count(const std::string& text, std::size_t& pos, const std::string& layout)
+{
+  std::size_t begin = pos;
+  std::size_t count = 0;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])) != 0) {
+    count = std::min<std::size_t>(count * 10 + static_cast<std::size_t>(text[pos] - '0'),
+                                  k_max_layout_symbols);
+    ++pos;
+  }
+  if (pos == begin) {
+    InputError error("pipeline layout '{}': '*' must be followed by a count", layout);
+    error.hint = "write e.g. \"Et*3|(tt|)*6L\"";
+    throw error;
+  }
+  return count;
+}
+
+// Unroll `(group)*n` (Megatron: one level, no nesting) and then `x*n`.
+std::string unroll_layout(const std::string& layout)
+{
+  std::string groups;
+  for (std::size_t i = 0; i < layout.size();) {
+    const char c = layout[i];
+    if (c == ',' || c == ' ') {
+      ++i;
+      continue;
+    }
+    if (c != '(') {
+      groups += c;
+      ++i;
+      continue;
+    }
+    const std::size_t close = layout.find(')', i);
+    if (close == std::string::npos || layout.find('(', i + 1) < close || close + 1 >= layout.size()
+        || layout[close + 1] != '*') {
+      InputError error("pipeline layout '{}': a group '(…)' must be closed and followed by *count",
+                       layout);
+      error.hint = "write e.g. \"Et*3|(tt|)*6L\" (groups do not nest)";
+      throw error;
+    }
+    std::size_t pos = close + 2;
+    const std::size_t n = repeat_count(layout, pos, layout);
+    const std::string body = layout.substr(i + 1, close - i - 1);
+    for (std::size_t k = 0; k < n && groups.size() < k_max_layout_symbols; ++k) {
+      groups += body;
+    }
+    i = pos;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < groups.size();) {
+    const char c = groups[i++];
+    if (i < groups.size() && groups[i] == '*' && c != '|') {
+      std::size_t pos = i + 1;
+      const std::size_t n = repeat_count(groups, pos, layout);
+      out.append(std::min(n, k_max_layout_symbols), c);
+      i = pos;
+    } else {
+      out += c;
+    }
+    if (out.size() > k_max_layout_symbols) {
+      InputError error("pipeline layout '{}' unrolls to more than {} symbols", layout,
+                       k_max_layout_symbols);
+      throw error;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<LayoutStage> parse_pipeline_layout(const std::string& layout)
+{
+  std::vector<LayoutStage> stages(1);
+  for (const char c : unroll_layout(layout)) {
+    switch (c) {
+    case '|': stages.emplace_back(); break;
+    case 't': ++stages.back().decoder_layers; break;
+    case 'm': ++stages.back().mtp_layers; break;
+    case 'E': stages.back().embedding = true; break;
+    case 'L': stages.back().loss = true; break;
+    default: {
+      InputError error("pipeline layout '{}': unknown layer character '{}'", layout, c);
+      error.hint = "Megatron's layout symbols are E (embedding), t (transformer layer), m (MTP), "
+                   "L (loss), | (next stage), x*n and (…)*n";
+      throw error;
+    }
+    }
+  }
+  return stages;
 }
 
 const char* to_string(Precision precision)

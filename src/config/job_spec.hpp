@@ -73,8 +73,10 @@ struct ModelSpec
   bool qk_layernorm = false;
   bool untie_embeddings_and_output_weights = true;
   std::string position_embedding_type = "rope";  // rope | learned_absolute | none
-  double hidden_dropout = 0.0;
-  double attention_dropout = 0.0;
+  // Megatron's and Bridge's generic GPT defaults (transformer_config.py
+  // hidden_dropout / attention_dropout = 0.1); Llama-style presets set 0.0.
+  double hidden_dropout = 0.1;
+  double attention_dropout = 0.1;
   int mtp_num_layers = 0;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
@@ -94,6 +96,16 @@ struct ParallelismSpec
   bool sequence_parallel = false;
   std::optional<int> first_stage_layers;  // uneven PP
   std::optional<int> last_stage_layers;
+  // Megatron's --pipeline-model-parallel-layout ("Et*3|(tt|)*6L"): one
+  // virtual stage per '|'-separated group; empty = none. See
+  // config::parse_pipeline_layout.
+  std::string pipeline_layout;
+  // --account-for-embedding/loss-in-pipeline-split: the embedding / loss
+  // count as one layer when the layers are split over the stages.
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
+  // --microbatch-group-size-per-virtual-pipeline-stage; 0 = pp (Megatron's default).
+  int microbatch_group_size_per_vp_stage = 0;
 };
 
 struct RecomputeSpec
@@ -108,11 +120,21 @@ struct RecomputeSpec
 
 struct OptimizerSpec
 {
-  std::string name = "adam";  // adam | sgd
+  // adam | sgd | lion | muon | dist_muon (Megatron's emerging optimizers)
+  std::string name = "adam";
   bool precision_aware = false;
   std::string grad_dtype = "fp32";   // main_grads_dtype: fp32 | bf16
   std::string state_dtype = "fp32";  // exp_avg(_sq) dtype: fp32 | bf16 | fp16 | fp8
   double cpu_offload_fraction = 0.0;
+  // --num-distributed-optimizer-instances: the optimizer state is sharded over
+  // DP x CP / instances (each instance holds a full copy).
+  int distributed_instances = 1;
+  // TE FusedAdam store_param_remainders: with the precision-aware optimizer
+  // managing bf16 weights, the fp32 master copy is kept as the 16-bit
+  // remainder (2 bytes instead of 4). Megatron's OptimizerConfig defaults it
+  // to True, but measured precision-aware runs match a full fp32 master, so
+  // it applies only when the job sets it (docs/estimator.md).
+  bool store_param_remainders = false;
 };
 
 struct TrainingSpec
@@ -140,6 +162,22 @@ struct TrainingSpec
   bool overlap_moe_expert_parallel_comm = false;
   bool delay_wgrad_compute = false;
   bool fp8_param_gather = false;
+  // Activations offloaded by fine-grained offloading (--offload-modules):
+  // attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, moe_act.
+  std::vector<std::string> offload_modules;
+  // Cross-entropy: "none" (unfused: bf16 logits plus an fp32 copy), "native"
+  // (Megatron's fused kernel) or "te" (Transformer Engine's parallel CE).
+  std::string cross_entropy_fusion = "none";
+  // --defer-embedding-wgrad-compute with --wgrad-deferral-limit: the output
+  // layer's weight gradient is deferred, keeping its inputs per microbatch.
+  bool defer_embedding_wgrad_compute = false;
+  int wgrad_deferral_limit = 0;
+  // --disable-parameter-transpose-cache: TE does not keep fp8 transposes of
+  // the weights across microbatches.
+  bool disable_parameter_transpose_cache = false;
+  // Frozen parameters (--freeze-* , vision towers): "embedding", "output",
+  // "language_model", "vision_model" have no gradients or optimizer state.
+  std::vector<std::string> frozen;
 };
 
 struct PeftSpec
@@ -214,6 +252,11 @@ struct JobSpec
   std::vector<std::pair<std::string, std::string>> env;
   RetrySpec retry;
 
+  // Features this job uses that change memory but that launchguard's
+  // estimator does not model, in words ("DeepSpeed ZeRO stage 3"); readers
+  // add them. A non-empty list makes the memory verdict `unknown`.
+  std::vector<std::string> not_modelled;
+
   // Where each key came from: "parallelism.tp" -> job.toml:12:6. Keys from a
   // preset point into the preset file. Used by rules to place findings.
   std::string source_file;
@@ -243,6 +286,20 @@ std::vector<std::string> recompute_modules(const RecomputeSpec& recompute);
 bool recomputes_module(const RecomputeSpec& recompute, std::string_view module);
 bool is_fp8(Precision precision);   // any fp8 recipe
 bool is_fp4(Precision precision);
+
+// One virtual pipeline stage of a --pipeline-model-parallel-layout.
+struct LayoutStage
+{
+  int decoder_layers = 0;  // 't'
+  int mtp_layers = 0;      // 'm'
+  bool embedding = false;  // 'E'
+  bool loss = false;       // 'L'
+};
+// Parse a Megatron pipeline layout ("Et*3|(tt|)*6L"): stages separated by
+// '|', `x*n` repeats a symbol, `(…)*n` a group. Throws InputError on other
+// characters or unbalanced groups. Stage i belongs to pipeline rank i % pp,
+// virtual chunk i / pp (Megatron's PipelineParallelLayerLayout).
+std::vector<LayoutStage> parse_pipeline_layout(const std::string& layout);
 
 const char* to_string(Precision precision);
 const char* to_string(GpuGeneration generation);

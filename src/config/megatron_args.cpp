@@ -359,6 +359,68 @@ void read_training(Reader& r, JobSpec& spec)
   }
 }
 
+// "[a b c]" or "a b c" (Megatron list flags arrive either way).
+std::vector<std::string> list_words(const std::vector<std::string>& values)
+{
+  std::vector<std::string> out;
+  for (const auto& value : values) {
+    std::string word;
+    for (const char c : value + " ") {
+      if (c == '[' || c == ']' || c == ',' || c == ' ' || c == '\'' || c == '"') {
+        if (!word.empty()) {
+          out.push_back(word);
+        }
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+  }
+  return out;
+}
+
+// Flags that change memory: the ones the estimator models, and the ones it
+// does not (recorded in spec.not_modelled so the verdict says `unknown`).
+void read_memory_features(Reader& r, JobSpec& spec)
+{
+  auto& p = spec.parallelism;
+  auto& t = spec.training;
+  if (auto layout = r.word("pipeline-model-parallel-layout", "parallelism.pipeline_layout")) {
+    (void)parse_pipeline_layout(*layout);  // throws InputError on a malformed layout
+    p.pipeline_layout = *layout;
+  }
+  p.account_for_embedding_in_pipeline_split = r.set("account-for-embedding-in-pipeline-split", "parallelism.account_for_embedding_in_pipeline_split");
+  p.account_for_loss_in_pipeline_split = r.set("account-for-loss-in-pipeline-split", "parallelism.account_for_loss_in_pipeline_split");
+  assign(r.integer("microbatch-group-size-per-virtual-pipeline-stage", "parallelism.microbatch_group_size_per_vp_stage", 1, 1 << 20), p.microbatch_group_size_per_vp_stage);
+  if (auto modules = r.words("offload-modules", "training.offload_modules")) {
+    t.offload_modules = list_words(*modules);
+  }
+  if (r.set("cross-entropy-loss-fusion", "training.cross_entropy_fusion")) {
+    t.cross_entropy_fusion = r.word("cross-entropy-fusion-impl").value_or("native") == "te" ? "te" : "native";
+  }
+  t.defer_embedding_wgrad_compute = r.set("defer-embedding-wgrad-compute", "training.defer_embedding_wgrad_compute");
+  assign(r.integer("wgrad-deferral-limit", "training.wgrad_deferral_limit", 0, 1 << 20), t.wgrad_deferral_limit);
+  assign(r.integer("num-distributed-optimizer-instances", "training.optimizer.distributed_instances", 1, 1024), t.optimizer.distributed_instances);
+  for (const auto& [flag, part] : {std::pair{"freeze-LM", "language_model"}, std::pair{"freeze-ViT", "vision_model"}}) {
+    if (r.set(flag, "training.frozen")) {
+      t.frozen.emplace_back(part);
+    }
+  }
+  if (r.set("deepspeed") || r.has("zero-stage") || r.has("deepspeed_config") || r.has("deepspeed-config")) {
+    const auto stage = r.has("zero-stage") ? r.word("zero-stage").value_or("?") : std::string("?");
+    spec.not_modelled.push_back(fmt::format("DeepSpeed ZeRO (stage {}): its partitioning of weights, gradients and optimizer state is not Megatron's", stage));
+  }
+  if (r.has("export-kd-teacher-load") || r.has("kd-teacher-load")) {
+    spec.not_modelled.push_back("knowledge distillation (--export-kd-teacher-load): the teacher model's weights and activations");
+  }
+  if (r.has("hybrid-override-pattern") || r.has("hybrid-layer-pattern")) {
+    spec.not_modelled.push_back("hybrid Mamba layers (--hybrid-override-pattern): SSM state and conv buffers");
+  }
+  if (r.has("optimizer-cpu-offload") && r.set("use-torch-optimizer-for-cpu-offload")) {
+    spec.not_modelled.push_back("torch optimizer for CPU offload: host/device split of its state");
+  }
+}
+
 } // namespace
 
 std::vector<int> parse_moe_layer_freq(const std::string& text, int num_layers)
@@ -437,6 +499,7 @@ JobSpec job_from_megatron_args(const std::vector<std::string>& argv, const Megat
   read_parallelism(reader, spec);
   read_moe_mla(reader, spec);
   read_training(reader, spec);
+  read_memory_features(reader, spec);
   if (spec.model.num_layers == 0 || spec.model.hidden_size == 0 || spec.model.num_attention_heads == 0) {
     InputError error("the command line lacks --num-layers, --hidden-size or --num-attention-heads");
     error.hint = "give the Megatron-LM model flags after `--`, e.g. -- python pretrain_gpt.py --num-layers 32 …";

@@ -2,6 +2,8 @@
 // or allowed values, and where it lands in JobSpec. Adding a key is one line.
 #include "config/toml_reader.hpp"
 
+#include "util/error.hpp"
+
 #include <fmt/format.h>
 
 #include <limits>
@@ -176,6 +178,20 @@ void set_layer_freq(TomlReader& r, const toml::node& n)
   }
 }
 
+void set_pipeline_layout(TomlReader& r, const toml::node& n)
+{
+  const auto text = r.string(n);
+  if (!text) {
+    return;
+  }
+  try {
+    (void)parse_pipeline_layout(*text);
+    r.spec().parallelism.pipeline_layout = *text;
+  } catch (const InputError& e) {
+    r.report(n, e.what(), e.hint);
+  }
+}
+
 void set_recompute(TomlReader& r, const toml::node& n)
 {
   auto& rc = r.spec().training.recompute;
@@ -266,7 +282,11 @@ std::vector<Section> build_schema()
                 {"etp", int_key(LG_FIELD(parallelism.etp), 1, 1024)},
                 {"sequence_parallel", bool_key(LG_FIELD(parallelism.sequence_parallel))},
                 {"first_stage_layers", int_key(LG_FIELD(parallelism.first_stage_layers), 0, 10000)},
-                {"last_stage_layers", int_key(LG_FIELD(parallelism.last_stage_layers), 0, 10000)}}, {}});
+                {"last_stage_layers", int_key(LG_FIELD(parallelism.last_stage_layers), 0, 10000)},
+                {"pipeline_layout", set_pipeline_layout},
+                {"account_for_embedding_in_pipeline_split", bool_key(LG_FIELD(parallelism.account_for_embedding_in_pipeline_split))},
+                {"account_for_loss_in_pipeline_split", bool_key(LG_FIELD(parallelism.account_for_loss_in_pipeline_split))},
+                {"microbatch_group_size_per_vp_stage", int_key(LG_FIELD(parallelism.microbatch_group_size_per_vp_stage), 1, 1 << 20)}}, {}});
   s.push_back({"training",
                {{"micro_batch_size", int_key(LG_FIELD(training.micro_batch_size), 1, 1 << 20)},
                 {"global_batch_size", int_key(LG_FIELD(training.global_batch_size), 1, 1 << 30)},
@@ -286,18 +306,26 @@ std::vector<Section> build_schema()
                 {"overlap_param_gather", bool_key(LG_FIELD(training.overlap_param_gather))},
                 {"overlap_moe_expert_parallel_comm", bool_key(LG_FIELD(training.overlap_moe_expert_parallel_comm))},
                 {"delay_wgrad_compute", bool_key(LG_FIELD(training.delay_wgrad_compute))},
-                {"fp8_param_gather", bool_key(LG_FIELD(training.fp8_param_gather))}}, {}});
+                {"fp8_param_gather", bool_key(LG_FIELD(training.fp8_param_gather))},
+                {"offload_modules", list_key(LG_FIELD(training.offload_modules))},
+                {"cross_entropy_fusion", choice_key(LG_FIELD(training.cross_entropy_fusion), {"none", "native", "te"})},
+                {"defer_embedding_wgrad_compute", bool_key(LG_FIELD(training.defer_embedding_wgrad_compute))},
+                {"wgrad_deferral_limit", int_key(LG_FIELD(training.wgrad_deferral_limit), 0, 1 << 20)},
+                {"disable_parameter_transpose_cache", bool_key(LG_FIELD(training.disable_parameter_transpose_cache))},
+                {"frozen", list_key(LG_FIELD(training.frozen))}}, {}});
   s.push_back({"training.recompute",
                {{"granularity", enum_key(LG_FIELD(training.recompute.granularity), {"none", "selective", "full"})},
                 {"modules", list_key(LG_FIELD(training.recompute.modules))},
                 {"method", enum_key(LG_FIELD(training.recompute.method), {"uniform", "block"})},
                 {"num_layers", int_key(LG_FIELD(training.recompute.num_layers), 0, 10000)}}, {}});
   s.push_back({"training.optimizer",
-               {{"name", choice_key(LG_FIELD(training.optimizer.name), {"adam", "sgd"})},
+               {{"name", choice_key(LG_FIELD(training.optimizer.name), {"adam", "sgd", "lion", "muon", "dist_muon"})},
                 {"precision_aware", bool_key(LG_FIELD(training.optimizer.precision_aware))},
                 {"grad_dtype", choice_key(LG_FIELD(training.optimizer.grad_dtype), {"fp32", "bf16"})},
                 {"state_dtype", choice_key(LG_FIELD(training.optimizer.state_dtype), {"fp32", "bf16", "fp16", "fp8"})},
-                {"cpu_offload_fraction", number_key(LG_FIELD(training.optimizer.cpu_offload_fraction), 0.0, 1.0)}}, {}});
+                {"cpu_offload_fraction", number_key(LG_FIELD(training.optimizer.cpu_offload_fraction), 0.0, 1.0)},
+                {"distributed_instances", int_key(LG_FIELD(training.optimizer.distributed_instances), 1, 1024)},
+                {"store_param_remainders", bool_key(LG_FIELD(training.optimizer.store_param_remainders))}}, {}});
   s.push_back({"peft",
                {{"method", choice_key(LG_FIELD(peft.method), {"none", "lora"})},
                 {"rank", int_key(LG_FIELD(peft.rank), 1, 65536)},

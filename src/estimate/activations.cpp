@@ -47,6 +47,26 @@ bool recomputes(const config::JobSpec& spec, const char* module)
   return config::recomputes_module(spec.training.recompute, module);
 }
 
+// Fine-grained activation offloading moves the saved input of each listed
+// module to host memory (Megatron transformer_config.py offload_modules:
+// "offload the input of" attn_norm, qkv_linear, core_attn, attn_proj,
+// mlp_norm, expert_fc1, moe_act).
+bool offloads(const config::JobSpec& spec, const char* module)
+{
+  const auto& t = spec.training;
+  if (!t.fine_grained_activation_offloading) {
+    return false;
+  }
+  return std::find(t.offload_modules.begin(), t.offload_modules.end(), module) !=
+         t.offload_modules.end();
+}
+
+// `bytes` unless `module`'s input is offloaded.
+double kept(const config::JobSpec& spec, const char* module, double bytes)
+{
+  return offloads(spec, module) ? 0.0 : bytes;
+}
+
 // Unfused attention materialises the a*s*s scores per sequence: softmax output
 // (2 B), plus dropout mask (1 B) and dropout output (2 B) with attention dropout.
 double score_bytes(const config::JobSpec& spec, const Dims& d)
@@ -77,23 +97,23 @@ double attention_bytes(const config::JobSpec& spec, const Dims& d)
   } else {
     qkv = (a + 2.0 * config::num_query_groups(m)) * v_dim;
   }
-  double bytes = 2 * d.h / d.sp_div;        // input norm's input (residual)
-  bytes += d.lin * d.h / d.sp_div;          // QKV GEMM input (norm output)
-  bytes += 2 * qkv / d.tp + latent * 2 / d.sp_div;
+  double bytes = kept(spec, "attn_norm", 2 * d.h / d.sp_div);  // input norm's input (residual)
+  bytes += kept(spec, "qkv_linear", d.lin * d.h / d.sp_div);   // QKV GEMM input (norm output)
+  bytes += kept(spec, "core_attn", 2 * qkv / d.tp) + latent * 2 / d.sp_div;
   const double context = a * v_dim / d.tp;  // attention output = projection input
   const bool fused = spec.training.attention_backend != AttentionBackend::unfused;
   if (fused && !recomputes(spec, "core_attn")) {
-    bytes += 2 * context + 4 * a / d.tp;    // O and fp32 log-sum-exp kept by flash
-    bytes += d.lin < 2 ? d.lin * context : 0;
+    bytes += kept(spec, "attn_proj", 2 * context) + 4 * a / d.tp;  // O and fp32 log-sum-exp kept by flash
+    bytes += d.lin < 2 ? kept(spec, "attn_proj", d.lin * context) : 0;
   } else {
-    bytes += d.lin * context;
+    bytes += kept(spec, "attn_proj", d.lin * context);
   }
   bytes += d.dropout ? d.h / d.sp_div : 0;  // dropout mask after the projection
   bytes *= d.tokens;
   if (!recomputes(spec, "core_attn")) {
     bytes += score_bytes(spec, d);
   }
-  if (recomputes(spec, "layernorm")) {
+  if (recomputes(spec, "layernorm") && !offloads(spec, "qkv_linear")) {
     bytes -= d.tokens * d.lin * d.h / d.sp_div;
   }
   return bytes;
@@ -110,7 +130,7 @@ double mlp_core_bytes(const Dims& d, double ffn, double split, bool drop_act)
 
 double dense_mlp_bytes(const config::JobSpec& spec, const Dims& d)
 {
-  double per_token = 2 * d.h / d.sp_div;  // pre-MLP norm input
+  double per_token = kept(spec, "mlp_norm", 2 * d.h / d.sp_div);  // pre-MLP norm input
   if (recomputes(spec, "mlp")) {
     per_token += 2 * d.h / d.sp_div;       // the checkpoint keeps only the MLP input
   } else {
@@ -138,7 +158,7 @@ double moe_bytes(const config::JobSpec& spec, const Dims& d)
 {
   const auto& moe = *spec.model.moe;
   const double local = d.tokens / d.sp_div;
-  double bytes = local * 2 * d.h;  // pre-MLP norm input
+  double bytes = kept(spec, "mlp_norm", local * 2 * d.h);  // pre-MLP norm input
   if (recomputes(spec, "moe")) {
     return bytes + local * 2 * d.h;
   }
@@ -148,8 +168,11 @@ double moe_bytes(const config::JobSpec& spec, const Dims& d)
   const double routed = routed_tokens(spec, d);
   // Per routed token: permuted fc1 input, fc1 output, fc2 input, and the fc2
   // output that unpermute keeps to differentiate the routing probabilities.
-  bytes += routed * (d.lin * d.h + 2 * d.h);
-  bytes += routed * mlp_core_bytes(d, moe.moe_ffn_hidden_size, etp, recomputes(spec, "moe_act"));
+  bytes += routed * (kept(spec, "expert_fc1", d.lin * d.h) + 2 * d.h);
+  const double ffn = moe.moe_ffn_hidden_size;
+  const double act_input = 2 * (d.gated ? 2 * ffn : ffn) / etp;
+  const double core = mlp_core_bytes(d, ffn, etp, recomputes(spec, "moe_act"));
+  bytes += routed * (core - (offloads(spec, "moe_act") ? act_input : 0.0));
   if (moe.shared_expert_intermediate_size > 0 && !recomputes(spec, "shared_experts")) {
     bytes += d.tokens * mlp_core_bytes(d, moe.shared_expert_intermediate_size, d.tp, false);
   }
@@ -208,11 +231,24 @@ double output_activation_bytes(const config::JobSpec& spec)
   return d.tokens * (2 * d.h / d.sp_div) * 2;  // final norm input, output-layer input
 }
 
-double logits_bytes(const config::JobSpec& spec)
+double logits_elements(const config::JobSpec& spec)
 {
   const Dims d = dims_of(spec);
-  const double vocab = static_cast<double>(config::padded_vocab_size(spec));
-  return d.tokens * vocab / d.tp * (2 + 4);
+  return d.tokens * static_cast<double>(config::padded_vocab_size(spec)) / d.tp;
+}
+
+double logits_bytes(const config::JobSpec& spec)
+{
+  const std::string& ce = spec.training.cross_entropy_fusion;
+  // Megatron vocab_parallel_cross_entropy: bf16 logits plus the fp32 copy it
+  // exponentiates in place and saves (tensor_parallel/cross_entropy.py
+  // calculate_logits_max .float(), exp(out=)). The native fusion runs the
+  // same steps under jit_fuser (fusions/fused_cross_entropy.py), whose
+  // functionalised in-place ops give exp_logits its own fp32 buffer: one more
+  // fp32 copy. Transformer Engine's parallel_cross_entropy computes the loss
+  // and writes the gradient into the bf16 logits in place: no fp32 copy.
+  const double per_element = ce == "te" ? 2.0 : ce == "native" ? 2.0 + 4 + 4 : 2.0 + 4;
+  return logits_elements(spec) * per_element;
 }
 
 } // namespace lg::estimate

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "config/job_spec.hpp"
+#include "estimate/pipeline.hpp"
 
 #include <vector>
 
@@ -36,6 +37,9 @@ double embedding_activation_bytes(const config::JobSpec& spec);
 // output-layer inputs.
 double output_activation_bytes(const config::JobSpec& spec);
 
+// Return the elements of one microbatch's logits on this GPU (s*b*V/(tp*cp)).
+double logits_elements(const config::JobSpec& spec);
+
 // Return the transient bytes of the logits at the loss: bf16 logits plus
 // their fp32 copy, which cross-entropy keeps as the softmax (s*b*V/tp each).
 double logits_bytes(const config::JobSpec& spec);
@@ -44,10 +48,22 @@ double logits_bytes(const config::JobSpec& spec);
 // of its widest intermediates, MoE dispatch buffers, unfused score grads).
 double layer_working_set_bytes(const config::JobSpec& spec, int layer);
 
+// Return the extra per-microbatch bytes of one MTP module beyond its
+// transformer layer: the enorm/hnorm inputs and the eh_proj input (the
+// concatenated embedding and hidden state), and its output layer's input.
+double mtp_extra_activation_bytes(const config::JobSpec& spec);
+
+// Return the last stage's deferred output-layer weight-gradient buffers
+// (--defer-embedding-wgrad-compute): per deferred microbatch the output
+// layer's input and its bf16 grad_output (tensor_parallel/layers.py
+// embedding_activation_buffer, grad_output_buffer), for min(M, limit)
+// microbatches (limit 0 = all).
+double deferred_wgrad_bytes(const config::JobSpec& spec, int microbatches);
+
 // Per-stage activation totals.
 struct StageActivations
 {
-  double layers = 0;      // retained by in-flight microbatches
+  double layers = 0;      // retained by in-flight microbatches (MTP layers included)
   double lora = 0;        // LoRA retained inputs (included in neither of the others)
   double embedding = 0;   // first stage extras
   double output = 0;      // last stage extras (not logits)
@@ -55,12 +71,8 @@ struct StageActivations
                           // recompute group)
 };
 
-// Return the activation totals of a stage holding `layers` (layer indices)
-// with `in_flight_chunks` chunk-microbatches over `chunks` chunks and
-// `in_flight_microbatches` microbatches through the first chunk.
-StageActivations stage_activation_bytes(const config::JobSpec& spec,
-                                        const std::vector<int>& layers, int chunks,
-                                        int in_flight_chunks, int in_flight_microbatches,
-                                        bool has_embedding, bool has_output);
+// Return the activation totals of one pipeline rank: each chunk's layers
+// times the microbatches of that chunk alive at the peak.
+StageActivations stage_activation_bytes(const config::JobSpec& spec, const StageLayout& layout);
 
 } // namespace lg::estimate

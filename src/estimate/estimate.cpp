@@ -5,21 +5,35 @@
 #include "estimate/estimate.hpp"
 
 #include "estimate/activations.hpp"
+#include "estimate/error_band.hpp"
 #include "estimate/overheads.hpp"
 #include "estimate/parameters.hpp"
 #include "estimate/pipeline.hpp"
 #include "estimate/placement.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lg::estimate {
 namespace {
 
 // Headroom rule: fits up to 90% of capacity, borderline up to 100%.
 constexpr double k_fits_fraction = 0.90;
+// No GPU holds an exabyte: larger (or non-finite) values from extreme
+// inputs saturate here, so no output is negative or NaN.
+constexpr double k_max_bytes = 1e18;
+
+double saturate(double bytes)
+{
+  if (!std::isfinite(bytes)) {
+    return bytes > 0 ? k_max_bytes : 0.0;
+  }
+  return std::clamp(bytes, 0.0, k_max_bytes);
+}
 
 void add(StageEstimate& stage, const char* name, double bytes)
 {
+  bytes = saturate(bytes);
   if (bytes > 0) {
     stage.components.emplace_back(name, bytes);
   }
@@ -40,16 +54,19 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   add(stage, "optimizer_state", state.optimizer_state);
   add(stage, "fp8_weight_cache", state.fp8_weight_cache);
   add(stage, "fsdp_gather_buffers", state.fsdp_gather_buffers);
-  const StageActivations acts = stage_activation_bytes(
-      spec, layout.layers, layout.chunks, layout.in_flight_chunks, layout.in_flight_microbatches,
-      layout.has_embedding, layout.has_output);
+  const StageActivations acts = stage_activation_bytes(spec, layout);
   add(stage, "activations", acts.layers);
   add(stage, "lora_retained_inputs", acts.lora);
   add(stage, "embedding_activations", acts.embedding);
   add(stage, "output_activations", acts.output);
+  if (layout.has_output) {
+    add(stage, "deferred_embedding_wgrad", deferred_wgrad_bytes(spec, microbatches_per_step(spec)));
+  }
   add(stage, "gemm_workspaces", k_gemm_workspace_bytes);
-  // The loss and a layer's backward do not overlap: count the larger.
-  const double logits = layout.has_output ? logits_bytes(spec) : 0.0;
+  // The loss and a layer's backward do not overlap: count the larger. Each
+  // MTP depth computes its own logits and loss on its stage.
+  const double depths = (layout.has_output ? 1 : 0) + layout.mtp_layers;
+  const double logits = depths * logits_bytes(spec);
   if (logits >= acts.working_set) {
     add(stage, "logits", logits);
   } else {
@@ -59,32 +76,73 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   for (const auto& c : stage.components) {
     allocated += c.second;
   }
-  stage.allocated_peak_bytes = allocated;
-  const DeviceOverheads o = device_overheads(spec, allocated, expandable);
+  stage.allocated_peak_bytes = saturate(allocated);
+  // First iteration: the forward/backward peak has no optimizer moments yet;
+  // the step itself holds everything persistent plus the moments.
+  double persistent = 0;
+  for (const auto& [name, bytes] : stage.components) {
+    if (name == "weights" || name == "gradients" || name == "optimizer_state" ||
+        name == "fp8_weight_cache" || name == "fsdp_gather_buffers" || name == "gemm_workspaces") {
+      persistent += bytes;
+    }
+  }
+  stage.first_iteration_allocated_bytes =
+      saturate(std::max(allocated - saturate(state.optimizer_moments), persistent));
+  const DeviceOverheads o = device_overheads(spec, stage.allocated_peak_bytes, expandable);
   add(stage, "cuda_context", o.cuda_context);
   add(stage, "nccl_workspace", o.nccl_workspace);
   add(stage, "library_workspace", o.library_workspace);
   add(stage, "fragmentation", o.fragmentation);
-  stage.device_peak_bytes = allocated + o.total();
+  stage.device_peak_bytes = saturate(stage.allocated_peak_bytes + saturate(o.total()));
   return stage;
 }
 
-Verdict verdict_of(double peak, double capacity)
+// Features that change memory but that the estimate does not model; each
+// line names the feature and what is missing.
+std::vector<std::string> not_modelled(const config::JobSpec& spec)
 {
-  if (capacity <= 0) {
+  std::vector<std::string> out = spec.not_modelled;
+  const auto& t = spec.training;
+  if (t.cuda_graphs == config::CudaGraphs::full_iteration) {
+    out.emplace_back("full-iteration CUDA graphs: the graph's private memory pool holds the "
+                     "whole step's activations at once (not modelled)");
+  }
+  const auto& o = t.optimizer.name;
+  if (o != "adam" && o != "sgd" && o != "lion" && o != "muon" && o != "dist_muon") {
+    out.emplace_back("optimizer '" + o + "': its state per parameter is not modelled");
+  }
+  for (const auto& part : t.frozen) {
+    if (part != "language_model") {
+      out.emplace_back("frozen '" + part + "': the estimate has no such module");
+    }
+  }
+  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex") {
+    out.emplace_back("flex (DeepEP/HybridEP) token dispatcher: its registered communication "
+                     "buffers are not modelled");
+  }
+  return out;
+}
+
+// `fits` needs the band's upper edge within the headroom; `oom` needs even
+// its lower edge above the capacity (an error finding only when the model is
+// sure); anything between is `borderline`.
+Verdict verdict_of(double peak, double band, double capacity)
+{
+  if (capacity <= 0 || !std::isfinite(peak)) {
     return Verdict::borderline;
   }
-  if (peak <= k_fits_fraction * capacity) {
+  if (peak + band <= k_fits_fraction * capacity) {
     return Verdict::fits;
   }
-  return peak <= capacity ? Verdict::borderline : Verdict::oom;
+  return peak - band <= capacity ? Verdict::borderline : Verdict::oom;
 }
 
 void add_assumptions(const config::JobSpec& spec, const Options& options, Estimate& out)
 {
   auto& a = out.assumptions;
-  a.push_back("verdict: fits when the device peak is at most 90% of the GPU capacity, "
-              "borderline up to 100%, oom above");
+  a.push_back("verdict: fits when the device peak plus its error band is at most 90% of the "
+              "GPU capacity, oom when the peak minus the band exceeds the capacity, borderline "
+              "between; unknown when a feature that changes memory is not modelled");
   a.push_back(options.expandable_segments
                   ? "expandable segments on: no fragmentation allowance"
                   : "expandable segments off: 10% of the allocated peak added as fragmentation");
@@ -93,8 +151,13 @@ void add_assumptions(const config::JobSpec& spec, const Options& options, Estima
               "scratch");
   a.push_back("balanced MoE routing (no token imbalance); activations in 16-bit, GEMM inputs "
               "kept in fp8 under FP8 recipes");
-  a.push_back("not modelled: CUDA graph pools, checkpoint/dataloader buffers, NCCL user "
-              "buffers, allocator caching beyond the fragmentation allowance");
+  a.push_back("not modelled: checkpoint/dataloader buffers, NCCL user buffers, allocator "
+              "caching beyond the fragmentation allowance");
+  if (spec.training.cuda_graphs == config::CudaGraphs::local ||
+      spec.training.cuda_graphs == config::CudaGraphs::transformer_engine) {
+    a.push_back("scoped CUDA graphs: the graphs of all microbatches share one memory pool "
+                "captured in schedule order, taken as the eager activations");
+  }
   if (config::num_microbatches(spec) == 0) {
     a.push_back("global batch is not a multiple of micro batch x DP: microbatch count rounded up");
   }
@@ -112,21 +175,31 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
 {
   Estimate out;
   out.parameters = count_parameters(spec.model, config::padded_vocab_size(spec));
-  out.capacity_bytes = static_cast<double>(spec.cluster.gpu_info.capacity_bytes);
+  out.capacity_bytes = saturate(static_cast<double>(spec.cluster.gpu_info.capacity_bytes));
+  const Band band = error_band(spec);
+  out.band_group = band.source;
   double per_gpu = 0;
   for (const StageLayout& layout : pipeline_layout(spec)) {
     double params = 0;
     out.stages.push_back(estimate_stage(spec, layout, options.expandable_segments, params));
     per_gpu = std::max(per_gpu, params);
-    const auto& stage = out.stages.back();
+    auto& stage = out.stages.back();
+    stage.band_bytes = saturate(band.relative * stage.device_peak_bytes);
     if (stage.device_peak_bytes > out.peak_bytes) {
       out.peak_bytes = stage.device_peak_bytes;
       out.most_loaded_pp_rank = stage.pp_rank;
+      out.band_bytes = stage.band_bytes;
     }
   }
-  out.parameters.per_gpu = static_cast<std::int64_t>(per_gpu);
-  out.verdict = verdict_of(out.peak_bytes, out.capacity_bytes);
+  out.parameters.per_gpu = static_cast<std::int64_t>(saturate(per_gpu));
+  out.not_modelled = not_modelled(spec);
+  out.verdict = out.not_modelled.empty()
+                    ? verdict_of(out.peak_bytes, out.band_bytes, out.capacity_bytes)
+                    : Verdict::unknown;
   add_assumptions(spec, options, out);
+  out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
+                            std::to_string(band.records) + " validation records (" +
+                            band.source + ")");
   return out;
 }
 
@@ -136,6 +209,7 @@ const char* to_string(Verdict verdict)
   case Verdict::fits: return "fits";
   case Verdict::borderline: return "borderline";
   case Verdict::oom: return "oom";
+  case Verdict::unknown: return "unknown";
   }
   return "fits";
 }

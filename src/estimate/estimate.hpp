@@ -12,7 +12,9 @@
 
 namespace lg::estimate {
 
-enum class Verdict { fits, borderline, oom };
+// unknown: the job uses a feature that changes memory and that the estimate
+// does not model (Estimate::not_modelled says which); no fits/oom claim.
+enum class Verdict { fits, borderline, oom, unknown };
 
 struct ParameterCounts
 {
@@ -28,6 +30,10 @@ struct StageEstimate
   int in_flight_microbatches = 0;  // activations alive at the peak
   // What torch.cuda.max_memory_allocated() reports on this rank.
   double allocated_peak_bytes = 0;
+  // The allocated peak of the first iteration only: the optimizer's moments
+  // are allocated at its first step, after that iteration's forward/backward
+  // peak (what a memory report after iteration 1 shows).
+  double first_iteration_allocated_bytes = 0;
   // allocated + CUDA context, NCCL/library workspaces, fragmentation.
   double device_peak_bytes = 0;
   // Ordered, named components ("weights", "gradients", "optimizer_state",
@@ -35,6 +41,9 @@ struct StageEstimate
   // allocated_peak_bytes; the rest ("cuda_context", "nccl_workspace",
   // "fragmentation") make up the difference to device_peak_bytes.
   std::vector<std::pair<std::string, double>> components;
+  // Error band of device_peak_bytes (one side, bytes): the validation error
+  // of measured records with the same feature mix (estimate/error_band.cpp).
+  double band_bytes = 0;
 };
 
 struct WhatIf
@@ -56,6 +65,12 @@ struct Estimate
   Verdict verdict = Verdict::fits;
   std::vector<WhatIf> what_if;  // filled by the preflight (preflight/what_if.hpp), not here
   std::vector<std::string> assumptions;  // what the estimate assumed, in words
+  // Features of the job that change memory but are not modelled, in words;
+  // non-empty makes the verdict `unknown`.
+  std::vector<std::string> not_modelled;
+  double band_bytes = 0;  // band of the most loaded stage
+  // The feature mix the band was taken from ("pp+fp8+recompute").
+  std::string band_group;
 };
 
 struct Options
@@ -70,7 +85,7 @@ struct Options
 // produce a best-effort estimate and an assumption line.
 Estimate estimate(const config::JobSpec& spec, const Options& options);
 
-// Return "fits", "borderline" or "oom".
+// Return "fits", "borderline", "oom" or "unknown".
 const char* to_string(Verdict verdict);
 
 } // namespace lg::estimate

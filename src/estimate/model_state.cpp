@@ -18,13 +18,39 @@ double dtype_bytes(const std::string& dtype)
   return 2;  // bf16, fp16
 }
 
-// Bytes per parameter of the optimizer's own state (fp32 master copy plus
-// moments), before sharding. SGD keeps one momentum buffer, Adam two.
-double optimizer_bytes_per_param(const config::TrainingSpec& t)
+// Per-parameter optimizer state before sharding, split into the master copy
+// (allocated with the optimizer) and the moments (allocated at the first
+// step). Megatron core/optimizer/__init__.py: Adam exp_avg + exp_avg_sq, SGD
+// one momentum buffer, Lion exp_avg; Muon keeps one momentum buffer for the
+// 2-D linear weights it manages and routes the rest to Adam
+// (emerging_optimizers.py _default_param_overrides_factory).
+struct OptimizerBytes
 {
-  const double moment = t.optimizer.precision_aware ? dtype_bytes(t.optimizer.state_dtype) : 4.0;
-  const double moments = t.optimizer.name == "sgd" ? moment : 2 * moment;
-  return 4.0 + moments;
+  double master = 4;
+  double moments = 8;
+};
+
+OptimizerBytes optimizer_bytes(const config::JobSpec& spec, bool linear)
+{
+  const auto& t = spec.training;
+  const auto& o = t.optimizer;
+  OptimizerBytes b;
+  const double moment = o.precision_aware ? dtype_bytes(o.state_dtype) : 4.0;
+  int moments = 2;
+  if (o.name == "sgd" || o.name == "lion" ||
+      ((o.name == "muon" || o.name == "dist_muon") && linear)) {
+    moments = 1;
+  }
+  b.moments = moments * moment;
+  // TE FusedAdam with master_weights keeps only the 16-bit remainder of the
+  // fp32 master next to bf16 weights (store_param_remainders); Megatron hands
+  // TE the master weights unless fp8 primary weights other than delayed
+  // scaling are in use (use_precision_aware_optimizer_no_fp8_or_ds_fp8).
+  const bool te_master = o.precision_aware && o.name == "adam" &&
+                         (!t.fp8_param_gather || t.precision == config::Precision::fp8_delayed) &&
+                         t.precision != config::Precision::fp16;
+  b.master = te_master && o.store_param_remainders ? 2.0 : 4.0;
+  return b;
 }
 
 double grad_bytes_per_param(const config::TrainingSpec& t)
@@ -72,16 +98,28 @@ bool lora(const config::JobSpec& spec)
   return spec.peft.method == "lora";
 }
 
+bool frozen(const config::JobSpec& spec, const char* part)
+{
+  const auto& f = spec.training.frozen;
+  return std::find(f.begin(), f.end(), part) != f.end();
+}
+
+int instances(const config::JobSpec& spec)
+{
+  return std::max(1, spec.training.optimizer.distributed_instances);
+}
+
 } // namespace
 
 int dense_shard_group(const config::JobSpec& spec)
 {
-  return std::max(1, config::data_parallel_size(spec) * std::max(1, spec.parallelism.cp));
+  const int group = std::max(1, config::data_parallel_size(spec) * std::max(1, spec.parallelism.cp));
+  return std::max(1, group / instances(spec));
 }
 
 int expert_shard_group(const config::JobSpec& spec)
 {
-  return std::max(1, config::expert_data_parallel_size(spec));
+  return std::max(1, std::max(1, config::expert_data_parallel_size(spec)) / instances(spec));
 }
 
 ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParameters& params)
@@ -91,32 +129,50 @@ ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParame
   const Sharding dense = sharding(spec, dense_shard_group(spec));
   const Sharding expert = sharding(spec, expert_shard_group(spec));
   const bool fp8 = config::is_fp8(t.precision) || config::is_fp4(t.precision);
-  const double weight_bytes = t.precision == config::Precision::bf16 ||
-                                      t.precision == config::Precision::fp16 || !t.fp8_param_gather
-                                  ? 2.0
-                                  : 1.0;
-  // Frozen LoRA base: bf16 weights only (no main grads, no optimizer).
-  out.weights = weight_bytes * (params.dense / dense.weights + params.experts / expert.weights);
+  // fp8 primary weights (--fp8-param-gather) apply to the TE GEMM weights
+  // only; embeddings, output layer, norms and routers stay bf16.
+  const bool fp8_params = fp8 && t.fp8_param_gather;
+  const double linear_bytes = fp8_params ? 1.0 : 2.0;
+  const double other_dense = std::max(0.0, params.dense - params.linear);
+  const double other_experts = std::max(0.0, params.experts - params.expert_linear);
+  const double weights_dense = linear_bytes * params.linear + 2.0 * other_dense;
+  const double weights_experts = linear_bytes * params.expert_linear + 2.0 * other_experts;
+  out.weights = weights_dense / dense.weights + weights_experts / expert.weights;
   if (fp8) {
     // TE caches the quantized weight across the microbatches of a step; with
     // fp8 params the weight itself is quantized and only the transposed
     // (column-wise) copy is extra. Either way one extra byte per GEMM weight.
     out.fp8_weight_cache = params.linear / dense.weights + params.expert_linear / expert.weights;
   }
-  const double trainable_dense = lora(spec) ? params.lora : params.dense;
-  const double trainable_experts = lora(spec) ? 0.0 : params.experts;
+  // Trainable parameters: LoRA trains only its adapters; frozen parts have
+  // no main gradient and no optimizer state.
+  double trainable_linear = lora(spec) ? 0.0 : params.linear;
+  double trainable_other = lora(spec) ? params.lora : other_dense;
+  double trainable_experts = lora(spec) ? 0.0 : params.experts;
+  if (frozen(spec, "language_model")) {
+    trainable_linear = 0;
+    trainable_other = lora(spec) ? params.lora : 0.0;
+    trainable_experts = 0;
+  }
   if (lora(spec)) {
     out.weights += 2.0 * params.lora;
   }
   const double g = grad_bytes_per_param(t);
-  out.gradients = g * (trainable_dense / dense.grads + trainable_experts / expert.grads);
+  out.gradients = g * ((trainable_linear + trainable_other) / dense.grads +
+                       trainable_experts / expert.grads);
   const double keep = 1.0 - std::clamp(t.optimizer.cpu_offload_fraction, 0.0, 1.0);
-  const double o = optimizer_bytes_per_param(t) * keep;
-  out.optimizer_state =
-      o * (trainable_dense / dense.optimizer + trainable_experts / expert.optimizer);
+  const OptimizerBytes lin = optimizer_bytes(spec, true);
+  const OptimizerBytes rest = optimizer_bytes(spec, false);
+  const double per_dense = (trainable_linear * (lin.master + lin.moments) +
+                            trainable_other * (rest.master + rest.moments)) / dense.optimizer;
+  const double per_expert = trainable_experts * (lin.master + lin.moments) / expert.optimizer;
+  out.optimizer_state = keep * (per_dense + per_expert);
+  out.optimizer_moments =
+      keep * ((trainable_linear * lin.moments + trainable_other * rest.moments) / dense.optimizer +
+              trainable_experts * lin.moments / expert.optimizer);
   if (dense.weights > 1 || expert.weights > 1) {
     // FSDP all-gathers one layer ahead while computing the current one.
-    out.fsdp_gather_buffers = 2.0 * weight_bytes * params.largest_layer;
+    out.fsdp_gather_buffers = 2.0 * linear_bytes * params.largest_layer;
   }
   return out;
 }

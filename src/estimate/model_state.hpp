@@ -24,6 +24,10 @@ struct ModelStateBytes
   double weights = 0;
   double gradients = 0;
   double optimizer_state = 0;
+  // The part of optimizer_state that the optimizer allocates lazily at its
+  // first step (Adam's exp_avg/exp_avg_sq, momentum buffers): absent during
+  // the forward/backward of the first iteration.
+  double optimizer_moments = 0;
   double fp8_weight_cache = 0;
   double fsdp_gather_buffers = 0;
 };
@@ -34,6 +38,8 @@ ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParame
 
 // Return the optimizer shard group size for dense params (DP x CP) and for
 // routed experts (expert DP), at least 1.
+// Both divided by --num-distributed-optimizer-instances (each instance keeps
+// a full copy of the state over its share of the group).
 int dense_shard_group(const config::JobSpec& spec);
 int expert_shard_group(const config::JobSpec& spec);
 

@@ -1,5 +1,7 @@
 #include "estimate/parameters.hpp"
 
+#include <algorithm>
+
 namespace lg::estimate {
 namespace {
 
@@ -151,22 +153,30 @@ std::int64_t position_embedding_parameters(const config::ModelSpec& model)
 
 ParameterCounts count_parameters(const config::ModelSpec& model, std::int64_t vocab)
 {
-  ParameterCounts counts;
-  std::int64_t inactive = 0;
+  // Summed in double and saturated: extreme (validated but absurd) sizes
+  // must not overflow into negative counts.
+  double total = 0;
+  double inactive = 0;
   const int layers = model.num_layers + std::max(0, model.mtp_num_layers);
   for (int layer = 0; layer < layers; ++layer) {
     const auto p = layer_parameters(model, layer);
-    counts.total += p.total();
-    inactive += p.routed - p.routed_active;
+    total += static_cast<double>(p.total());
+    inactive += static_cast<double>(p.routed - p.routed_active);
   }
   if (model.mtp_num_layers > 0) {
-    counts.total += model.mtp_num_layers * mtp_extra_parameters(model).total();
+    total += model.mtp_num_layers * static_cast<double>(mtp_extra_parameters(model).total());
   }
-  const std::int64_t embedding = embedding_parameters(model, vocab);
-  counts.total += embedding * (model.untie_embeddings_and_output_weights ? 2 : 1);
-  counts.total += position_embedding_parameters(model);
-  counts.total += norm_parameters(model, model.hidden_size);  // final norm
-  counts.active = counts.total - inactive;
+  const double embedding = static_cast<double>(embedding_parameters(model, vocab));
+  total += embedding * (model.untie_embeddings_and_output_weights ? 2 : 1);
+  total += static_cast<double>(position_embedding_parameters(model));
+  total += static_cast<double>(norm_parameters(model, model.hidden_size));  // final norm
+  const auto clamp = [](double v) {
+    constexpr double k_max = 9.0e18;  // below INT64_MAX
+    return static_cast<std::int64_t>(std::clamp(v, 0.0, k_max));
+  };
+  ParameterCounts counts;
+  counts.total = clamp(total);
+  counts.active = clamp(total - inactive);
   return counts;
 }
 

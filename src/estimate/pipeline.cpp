@@ -1,38 +1,51 @@
 #include "estimate/pipeline.hpp"
 
+#include "util/error.hpp"
+
 #include <algorithm>
 
 namespace lg::estimate {
 namespace {
 
-// Number of transformer layers on each rank, honouring uneven first/last.
-std::vector<int> layers_per_rank(const config::JobSpec& spec)
+// Split `total` over `parts` (at least 1); the extra ones go to the later
+// parts (they hold fewer microbatches).
+std::vector<int> split_evenly(int total, int parts)
 {
-  const int pp = std::max(1, spec.parallelism.pp);
-  const int total = std::max(0, spec.model.num_layers);
-  std::vector<int> counts(static_cast<std::size_t>(pp), 0);
+  parts = std::max(1, parts);
+  total = std::max(0, total);
+  std::vector<int> out(static_cast<std::size_t>(parts), total / parts);
+  for (int i = parts - total % parts; i < parts; ++i) {
+    ++out[static_cast<std::size_t>(i)];
+  }
+  return out;
+}
+
+// Number of layers on each rank (embedding/loss counted as one layer each
+// when accounted in the split), honouring uneven first/last stages.
+std::vector<int> layers_per_rank(const config::JobSpec& spec, int total)
+{
+  const auto& p = spec.parallelism;
+  const int pp = std::max(1, p.pp);
   if (pp == 1) {
-    counts[0] = total;
-    return counts;
+    return {total};
   }
   int remaining = total;
   int first = -1;
   int last = -1;
-  if (spec.parallelism.first_stage_layers) {
-    first = std::clamp(*spec.parallelism.first_stage_layers, 0, remaining);
+  if (p.first_stage_layers) {
+    first = std::clamp(*p.first_stage_layers, 0, remaining);
     remaining -= first;
   }
-  if (spec.parallelism.last_stage_layers) {
-    last = std::clamp(*spec.parallelism.last_stage_layers, 0, remaining);
+  if (p.last_stage_layers) {
+    last = std::clamp(*p.last_stage_layers, 0, remaining);
     remaining -= last;
   }
   const int begin = first >= 0 ? 1 : 0;
   const int end = last >= 0 ? pp - 1 : pp;
-  const int middle = std::max(1, end - begin);
+  std::vector<int> counts(static_cast<std::size_t>(pp), 0);
+  const auto middle = split_evenly(remaining, end - begin);
   for (int r = begin; r < end; ++r) {
-    // Extra layers go to the later ranks (they hold fewer microbatches).
-    const int extra = (r - begin) >= middle - remaining % middle ? 1 : 0;
-    counts[static_cast<std::size_t>(r)] = remaining / middle + extra;
+    counts[static_cast<std::size_t>(r)] = middle[static_cast<std::size_t>(r - begin)];
   }
   if (first >= 0) {
     counts.front() = first;
@@ -43,43 +56,77 @@ std::vector<int> layers_per_rank(const config::JobSpec& spec)
   return counts;
 }
 
-// Layer indices of rank `rank`: contiguous without VPP; with VPP chunk c of
-// rank r holds the (c * pp + r)-th block of L / (pp * v) layers.
-std::vector<int> layer_indices(const std::vector<int>& counts, int rank, int vpp, bool even)
+// Virtual stages from an explicit layout; empty when it does not parse or
+// does not match pp (the rules report that).
+std::vector<config::LayoutStage> layout_stages(const config::JobSpec& spec)
 {
-  std::vector<int> out;
-  const int pp = static_cast<int>(counts.size());
-  if (vpp > 1 && even) {
-    const int per_chunk = counts[0] / vpp;
-    for (int c = 0; c < vpp; ++c) {
-      const int start = (c * pp + rank) * per_chunk;
-      for (int i = 0; i < per_chunk; ++i) {
-        out.push_back(start + i);
-      }
+  try {
+    auto stages = config::parse_pipeline_layout(spec.parallelism.pipeline_layout);
+    if (stages.size() % static_cast<std::size_t>(std::max(1, spec.parallelism.pp)) == 0) {
+      return stages;
     }
-    return out;
+  } catch (const InputError&) {
   }
-  int start = 0;
-  for (int r = 0; r < rank; ++r) {
-    start += counts[static_cast<std::size_t>(r)];
-  }
-  for (int i = 0; i < counts[static_cast<std::size_t>(rank)]; ++i) {
-    out.push_back(start + i);
-  }
-  return out;
+  return {};
 }
 
 } // namespace
 
-int in_flight_chunks(int pp, int rank, int vpp, int microbatches)
+std::vector<config::LayoutStage> virtual_stages(const config::JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  const int pp = std::max(1, p.pp);
+  if (!p.pipeline_layout.empty()) {
+    if (auto stages = layout_stages(spec); !stages.empty()) {
+      return stages;
+    }
+  }
+  const int vpp = pp > 1 ? std::max(1, p.vpp.value_or(1)) : 1;
+  const int emb = p.account_for_embedding_in_pipeline_split ? 1 : 0;
+  const int loss = p.account_for_loss_in_pipeline_split ? 1 : 0;
+  const auto ranks = layers_per_rank(spec, std::max(0, spec.model.num_layers) + emb + loss);
+  std::vector<config::LayoutStage> stages(static_cast<std::size_t>(pp * vpp));
+  for (int r = 0; r < pp; ++r) {
+    const auto chunks = split_evenly(ranks[static_cast<std::size_t>(r)], vpp);
+    for (int c = 0; c < vpp; ++c) {
+      stages[static_cast<std::size_t>(c * pp + r)].decoder_layers = chunks[static_cast<std::size_t>(c)];
+    }
+  }
+  stages.front().decoder_layers = std::max(0, stages.front().decoder_layers - emb);
+  stages.back().decoder_layers = std::max(0, stages.back().decoder_layers - loss);
+  stages.front().embedding = true;
+  stages.back().loss = true;
+  stages.back().mtp_layers = std::max(0, spec.model.mtp_num_layers);
+  return stages;
+}
+
+int in_flight_chunks(int pp, int rank, int vpp, int microbatches, int group)
 {
   pp = std::max(1, pp);
   microbatches = std::max(1, microbatches);
   if (vpp <= 1) {
     return std::max(1, std::min(pp - rank, microbatches));
   }
-  const int warmup = (pp - rank - 1) * 2 + (vpp - 1) * pp;
-  return std::min(warmup + 1, microbatches * vpp);
+  const int g = group > 0 ? group : pp;
+  const long long warmup = 2LL * (pp - rank - 1) + static_cast<long long>(vpp - 1) * g;
+  return static_cast<int>(std::min<long long>(warmup + 1, static_cast<long long>(microbatches) * vpp));
+}
+
+std::vector<int> in_flight_per_chunk(int in_flight, int vpp, int group)
+{
+  vpp = std::max(1, vpp);
+  group = std::max(1, group);
+  std::vector<int> out(static_cast<std::size_t>(vpp), 0);
+  // Whole rounds of group x vpp forwards, then the partial round.
+  const int round = group * vpp;
+  const int rounds = std::max(0, in_flight) / round;
+  int rest = std::max(0, in_flight) % round;
+  for (int c = 0; c < vpp; ++c) {
+    const int partial = std::clamp(rest, 0, group);
+    rest -= partial;
+    out[static_cast<std::size_t>(c)] = rounds * group + partial;
+  }
+  return out;
 }
 
 int microbatches_per_step(const config::JobSpec& spec)
@@ -95,27 +142,42 @@ int microbatches_per_step(const config::JobSpec& spec)
 std::vector<StageLayout> pipeline_layout(const config::JobSpec& spec)
 {
   const int pp = std::max(1, spec.parallelism.pp);
-  const int vpp = std::max(1, spec.parallelism.vpp.value_or(1));
+  const auto stages = virtual_stages(spec);
+  const int vpp = std::max(1, static_cast<int>(stages.size()) / pp);
   const int m = microbatches_per_step(spec);
-  const auto counts = layers_per_rank(spec);
-  const bool even = std::all_of(counts.begin(), counts.end(),
-                                [&](int c) { return c == counts[0] && c % vpp == 0; });
-  std::vector<StageLayout> stages;
+  const int group = spec.parallelism.microbatch_group_size_per_vp_stage > 0
+                        ? spec.parallelism.microbatch_group_size_per_vp_stage
+                        : pp;
+  std::vector<int> first_layer(stages.size() + 1, 0);
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    first_layer[i + 1] = first_layer[i] + stages[i].decoder_layers;
+  }
+  std::vector<StageLayout> out;
   for (int r = 0; r < pp; ++r) {
     StageLayout s;
     s.pp_rank = r;
-    s.layers = layer_indices(counts, r, vpp, even);
-    s.has_embedding = r == 0;
-    s.has_output = r == pp - 1;
-    s.mtp_layers = s.has_output ? std::max(0, spec.model.mtp_num_layers) : 0;
     s.chunks = vpp;
-    s.in_flight_chunks = in_flight_chunks(pp, r, vpp, m);
-    // Interleaved warm-up runs groups of pp microbatches through each chunk,
-    // so the first chunk holds at most pp of them.
-    s.in_flight_microbatches = vpp > 1 ? std::min(m, pp) : s.in_flight_chunks;
-    stages.push_back(std::move(s));
+    s.in_flight_chunks = in_flight_chunks(pp, r, vpp, m, group);
+    s.chunk_in_flight = vpp > 1 ? in_flight_per_chunk(s.in_flight_chunks, vpp, group)
+                                : std::vector<int>{s.in_flight_chunks};
+    for (int c = 0; c < vpp; ++c) {
+      const auto i = static_cast<std::size_t>(c * pp + r);
+      std::vector<int> chunk;
+      for (int l = first_layer[i]; l < first_layer[i + 1]; ++l) {
+        chunk.push_back(l);
+        s.layers.push_back(l);
+      }
+      s.chunk_layers.push_back(std::move(chunk));
+      if (stages[i].embedding) {
+        s.has_embedding = true;
+        s.in_flight_microbatches = s.chunk_in_flight[static_cast<std::size_t>(c)];
+      }
+      s.has_output = s.has_output || stages[i].loss;
+      s.mtp_layers += stages[i].mtp_layers;
+    }
+    out.push_back(std::move(s));
   }
-  return stages;
+  return out;
 }
 
 } // namespace lg::estimate

@@ -1,6 +1,6 @@
-// Stage-level activation totals: in-flight microbatches times the retained
-// per-layer bytes, full recompute (uniform / block), activation CPU
-// offloading, and one layer's backward working set.
+// Stage-level activation totals: each chunk's in-flight microbatches times
+// the retained per-layer bytes, full recompute (uniform / block), activation
+// CPU offloading, MTP modules, and one layer's backward working set.
 #include "estimate/activations.hpp"
 
 #include <algorithm>
@@ -17,14 +17,20 @@ bool gated(const config::ModelSpec& m)
   return m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu;
 }
 
-// Bytes one chunk-microbatch retains for `count` layers averaging `per_layer`
-// bytes, under full recompute (only group inputs kept) or none.
-double chunk_retained(const config::JobSpec& spec, double count, double per_layer)
+// Bytes one chunk-microbatch retains for `layers` under full recompute (only
+// group inputs kept) or none.
+double chunk_retained(const config::JobSpec& spec, const std::vector<int>& layers)
 {
-  const auto& r = spec.training.recompute;
-  if (r.granularity != RecomputeGranularity::full || count <= 0) {
-    return count * per_layer;
+  double sum = 0;
+  for (const int layer : layers) {
+    sum += layer_activation_bytes(spec, layer);
   }
+  const auto& r = spec.training.recompute;
+  const double count = static_cast<double>(layers.size());
+  if (r.granularity != RecomputeGranularity::full || count <= 0) {
+    return sum;
+  }
+  const double per_layer = sum / count;
   const double n = std::max(1, r.num_layers);
   const double input = layer_input_bytes(spec);
   if (r.method == RecomputeMethod::uniform) {
@@ -63,44 +69,75 @@ double layer_working_set_bytes(const config::JobSpec& spec, int layer)
   return bytes;
 }
 
-StageActivations stage_activation_bytes(const config::JobSpec& spec,
-                                        const std::vector<int>& layers, int chunks,
-                                        int in_flight_chunks, int in_flight_microbatches,
-                                        bool has_embedding, bool has_output)
+double mtp_extra_activation_bytes(const config::JobSpec& spec)
+{
+  // enorm and hnorm inputs, the eh_proj input (2h wide) and the MTP output
+  // layer's input, all in the sequence-parallel layout like the residual.
+  return layer_input_bytes(spec) * (1 + 1 + 2 + 1);
+}
+
+double deferred_wgrad_bytes(const config::JobSpec& spec, int microbatches)
+{
+  const auto& t = spec.training;
+  if (!t.defer_embedding_wgrad_compute) {
+    return 0;
+  }
+  const int limit = t.wgrad_deferral_limit > 0 ? std::min(t.wgrad_deferral_limit, microbatches)
+                                               : microbatches;
+  const double grad_output = logits_elements(spec) * 2.0;
+  return std::max(0, limit) * (layer_input_bytes(spec) + grad_output);
+}
+
+StageActivations stage_activation_bytes(const config::JobSpec& spec, const StageLayout& layout)
 {
   StageActivations out;
-  double sum = 0;
+  double retained = 0;
   double lora = 0;
   double largest = 0;
   double working = 0;
-  for (const int layer : layers) {
-    const double bytes = layer_activation_bytes(spec, layer);
-    sum += bytes;
-    lora += lora_retained_bytes(spec, layer);
-    largest = std::max(largest, bytes);
-    working = std::max(working, layer_working_set_bytes(spec, layer));
+  int largest_chunk = 0;
+  for (std::size_t c = 0; c < layout.chunk_layers.size(); ++c) {
+    const auto& layers = layout.chunk_layers[c];
+    const double in_flight = c < layout.chunk_in_flight.size() ? layout.chunk_in_flight[c] : 0;
+    retained += chunk_retained(spec, layers) * in_flight;
+    double chunk_lora = 0;
+    for (const int layer : layers) {
+      chunk_lora += lora_retained_bytes(spec, layer);
+      largest = std::max(largest, layer_activation_bytes(spec, layer));
+      working = std::max(working, layer_working_set_bytes(spec, layer));
+    }
+    lora += chunk_lora * in_flight;
+    largest_chunk = std::max(largest_chunk, static_cast<int>(layers.size()));
   }
-  const double count = static_cast<double>(layers.size());
-  const double per_layer = count > 0 ? sum / count : 0;
-  const double per_chunk_layers = count / std::max(1, chunks);
-  double retained = chunk_retained(spec, per_chunk_layers, per_layer) * in_flight_chunks;
+  if (layout.mtp_layers > 0) {
+    // MTP modules run in the last chunk, after the decoder, for every
+    // microbatch of that chunk in flight.
+    const double in_flight = layout.chunk_in_flight.empty() ? 1 : layout.chunk_in_flight.back();
+    double mtp = 0;
+    for (int i = 0; i < layout.mtp_layers; ++i) {
+      mtp += layer_activation_bytes(spec, spec.model.num_layers + i) +
+             mtp_extra_activation_bytes(spec);
+    }
+    retained += mtp * in_flight;
+  }
+  const double count = static_cast<double>(layout.layers.size());
   const int offloaded = std::min(spec.training.cpu_offloading_layers, static_cast<int>(count));
-  if (offloaded > 1 && spec.parallelism.pp == 1) {
+  if (offloaded > 1 && spec.parallelism.pp == 1 && count > 0) {
     // Offloaded layers go to host memory; one layer stays as the copy buffer.
-    retained -= (offloaded - 1) * per_layer * in_flight_microbatches;
+    const double per_layer = chunk_retained(spec, layout.layers) / count;
+    retained -= (offloaded - 1) * per_layer * layout.in_flight_microbatches;
   }
   out.layers = std::max(0.0, retained);
-  out.lora = count > 0 ? lora / std::max(1, chunks) * in_flight_chunks : 0;
+  out.lora = lora;
   if (spec.training.recompute.granularity == RecomputeGranularity::full) {
     // The recomputed group is rebuilt in full during its backward.
-    working += largest * std::min<double>(std::max(1, spec.training.recompute.num_layers),
-                                          per_chunk_layers);
+    working += largest * std::min(std::max(1, spec.training.recompute.num_layers), largest_chunk);
   }
   out.working_set = working;
-  if (has_embedding) {
-    out.embedding = embedding_activation_bytes(spec) * in_flight_microbatches;
+  if (layout.has_embedding) {
+    out.embedding = embedding_activation_bytes(spec) * layout.in_flight_microbatches;
   }
-  if (has_output) {
+  if (layout.has_output) {
     out.output = output_activation_bytes(spec);
   }
   return out;

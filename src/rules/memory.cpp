@@ -76,6 +76,24 @@ std::optional<Finding> verdict_finding(const Context& ctx, Verdict verdict, cons
                  memory_fix(e), "cluster.gpu"};
 }
 
+// A feature the estimator does not model: say so instead of a verdict.
+std::optional<Finding> not_modelled(const Context& ctx)
+{
+  const auto& e = ctx.estimate;
+  if (e.verdict != Verdict::unknown || e.not_modelled.empty()) {
+    return std::nullopt;
+  }
+  std::string reasons;
+  for (const auto& r : e.not_modelled) {
+    reasons += (reasons.empty() ? "" : "; ") + r;
+  }
+  return Finding{fmt::format("memory verdict unknown: {}; the modelled part is {} on pp rank {}",
+                             reasons, format_bytes(e.peak_bytes), e.most_loaded_pp_rank),
+                 "check the peak with a short run (torch.cuda.max_memory_allocated) before the "
+                 "full job",
+                 "cluster.gpu"};
+}
+
 std::optional<Finding> oom(const Context& ctx)
 {
   return verdict_finding(ctx, Verdict::oom, "exceeds");
@@ -89,6 +107,9 @@ std::optional<Finding> borderline(const Context& ctx)
 constexpr Rule k_rules[] = {
   {"memory.oom", Severity::error, "the estimated per-GPU peak exceeds the GPU's capacity",
    "launchguard estimate (memory-tuning.md \"Failure Diagnosis\")", oom},
+  {"memory.not_modelled", Severity::warning,
+   "the job uses a feature that changes memory and that the estimator does not model",
+   "launchguard estimate (not_modelled)", not_modelled},
   {"memory.borderline", Severity::warning,
    "the estimated per-GPU peak is close to the GPU's capacity",
    "launchguard estimate (memory-tuning.md \"Quick Decision\")", borderline},

@@ -118,9 +118,12 @@ std::optional<Finding> query_groups_vs_tp(const Context& ctx)
 std::optional<Finding> layers_divisible_by_pp(const Context& ctx)
 {
   const auto& p = ctx.spec.parallelism;
-  const int layers = ctx.spec.model.num_layers;
-  if (!ctx.sizes_ok || p.first_stage_layers || p.last_stage_layers || layers <= 0
-      || layers % p.pp == 0) {
+  // The embedding / loss count as layers when accounted in the split
+  // (transformer_block.py get_num_layers_to_build); a layout replaces it.
+  const int layers = ctx.spec.model.num_layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0)
+                     + (p.account_for_loss_in_pipeline_split ? 1 : 0);
+  if (!ctx.sizes_ok || p.first_stage_layers || p.last_stage_layers || !p.pipeline_layout.empty()
+      || ctx.spec.model.num_layers <= 0 || layers % p.pp == 0) {
     return std::nullopt;
   }
   int lower = p.pp;

@@ -2,6 +2,7 @@
 // source document's "VPP config and layer divisibility validation").
 #include "rules/rule.hpp"
 
+#include "util/error.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/core.h>
@@ -69,16 +70,70 @@ std::optional<Finding> vpp_uneven(const Context& ctx, int vpp)
     fmt::format("set vpp to one of: {}", vpp_choices(per_rank)), "parallelism.vpp"};
 }
 
+// An explicit --pipeline-model-parallel-layout replaces the even split and
+// its divisibility checks; Megatron validates the layout itself
+// (pipeline_parallel_layer_layout.py __init__ and validate_layer_layout).
+std::optional<Finding> layout_consistent(const Context& ctx)
+{
+  const auto& p = ctx.spec.parallelism;
+  std::vector<config::LayoutStage> stages;
+  try {
+    stages = config::parse_pipeline_layout(p.pipeline_layout);
+  } catch (const InputError&) {
+    return std::nullopt;  // the loader reports malformed layouts
+  }
+  int decoder = 0;
+  int mtp = 0;
+  for (const auto& s : stages) {
+    decoder += s.decoder_layers;
+    mtp += s.mtp_layers;
+  }
+  const auto n = static_cast<int>(stages.size());
+  if (n % std::max(1, p.pp) != 0) {
+    return Finding{
+      with_upstream(fmt::format("pipeline_layout has {} stages, not a multiple of pp {}", n, p.pp),
+                    fmt::format("pipeline_model_parallel_layout must be divisible by "
+                                "pipeline_model_parallel_size (len(layout)={}, "
+                                "pipeline_model_parallel_size={})",
+                                n, p.pp)),
+      fmt::format("give the layout pp x vpp stages separated by '|' (pp = {})", p.pp),
+      "parallelism.pipeline_layout"};
+  }
+  if (p.vpp && *p.vpp * p.pp != n) {
+    return Finding{fmt::format("vpp = {} but pipeline_layout has {} stages = {} per pipeline rank",
+                               *p.vpp, n, n / std::max(1, p.pp)),
+                   fmt::format("remove parallelism.vpp (the layout sets it) or set it to {}",
+                               n / std::max(1, p.pp)),
+                   "parallelism.vpp"};
+  }
+  if (decoder != ctx.spec.model.num_layers || mtp != std::max(0, ctx.spec.model.mtp_num_layers)) {
+    return Finding{
+      with_upstream(fmt::format("pipeline_layout places {} transformer and {} MTP layers; the "
+                                "model has {} and {}",
+                                decoder, mtp, ctx.spec.model.num_layers,
+                                std::max(0, ctx.spec.model.mtp_num_layers)),
+                    fmt::format("Number of decoder layers {} in pipeline_model_parallel_layout "
+                                "does not match num_layers {}",
+                                decoder, ctx.spec.model.num_layers)),
+      "write one 't' per transformer layer and one 'm' per MTP layer", "parallelism.pipeline_layout"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Finding> vpp_layers_divisible(const Context& ctx)
 {
   const auto& p = ctx.spec.parallelism;
+  if (!p.pipeline_layout.empty()) {
+    return ctx.sizes_ok ? layout_consistent(ctx) : std::nullopt;
+  }
   if (!ctx.sizes_ok || !p.vpp || p.pp <= 1 || ctx.spec.model.num_layers <= 0) {
     return std::nullopt;
   }
   if (p.first_stage_layers || p.last_stage_layers) {
     return vpp_uneven(ctx, *p.vpp);
   }
-  const int layers = ctx.spec.model.num_layers;
+  const int layers = ctx.spec.model.num_layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0)
+                     + (p.account_for_loss_in_pipeline_split ? 1 : 0);
   if (layers % p.pp != 0 || (layers / p.pp) % *p.vpp == 0) {
     return std::nullopt;  // not divisible by pp: parallelism.layers_divisible_by_pp
   }
@@ -138,7 +193,8 @@ std::optional<Finding> vpp_microbatch_remainder(const Context& ctx)
 std::optional<Finding> pp_without_vpp(const Context& ctx)
 {
   const auto& p = ctx.spec.parallelism;
-  if (!ctx.sizes_ok || p.pp <= 1 || p.vpp || p.first_stage_layers || p.last_stage_layers) {
+  if (!ctx.sizes_ok || p.pp <= 1 || p.vpp || p.first_stage_layers || p.last_stage_layers
+      || !p.pipeline_layout.empty()) {
     return std::nullopt;
   }
   const int per_rank = layers_per_pp_rank(ctx);

@@ -54,7 +54,9 @@ TEST_CASE("loader: an unknown key gets file:line:column and a did-you-mean")
   CHECK(load_error(std::string(k_model) + "[parallelism]\ntensor_parallel = 2\nppp = 4\n")
         == "job.toml:9:1: unknown key 'tensor_parallel' in [parallelism]\n"
            "job.toml:10:1: unknown key 'ppp' in [parallelism] (did you mean 'pp'?) | hint: known keys in [parallelism]: "
-           "cp, ep, etp, first_stage_layers, last_stage_layers, pp, sequence_parallel, tp, vpp");
+           "account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split, cp, ep, etp, "
+        "first_stage_layers, last_stage_layers, microbatch_group_size_per_vp_stage, "
+        "pipeline_layout, pp, sequence_parallel, tp, vpp");
 }
 
 TEST_CASE("loader: wrong types, ranges and enums say what was expected and found")
@@ -120,6 +122,15 @@ TEST_CASE("loader: recompute as an inline table")
   CHECK(spec.training.recompute.granularity == lg::config::RecomputeGranularity::full);
   CHECK(spec.training.recompute.method == lg::config::RecomputeMethod::block);
   CHECK(spec.training.recompute.num_layers == 2);
+}
+
+TEST_CASE("loader: a malformed pipeline_layout is reported at its key")
+{
+  // Megatron's layout symbols (pipeline_parallel_layer_layout.py): E t m L | x*n (…)*n.
+  const std::string error =
+    load_error(std::string(k_model) + "[parallelism]\npp = 2\npipeline_layout = \"Et*4|x|L\"\n");
+  CHECK(error.find(":19: pipeline layout 'Et*4|x|L'") != std::string::npos);
+  CHECK(error.find("unknown layer character 'x'") != std::string::npos);
 }
 
 TEST_SUITE_END();

@@ -33,6 +33,45 @@ TEST_CASE("megatron_args: parallelism, model and training flags become a JobSpec
   CHECK(spec.launch.command == argv);
 }
 
+TEST_CASE("megatron_args: memory flags: layout, offload modules, CE fusion, deferral, instances")
+{
+  // Flag names: Megatron-LM megatron/training/arguments.py.
+  const auto spec = lg::config::job_from_megatron_args(
+    {"--num-layers", "15", "--hidden-size", "1024", "--num-attention-heads", "8",
+     "--pipeline-model-parallel-size", "2", "--pipeline-model-parallel-layout", "Et*3|(tt|)*6L",
+     "--fine-grained-activation-offloading", "--offload-modules", "[expert_fc1 moe_act]",
+     "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl", "te",
+     "--defer-embedding-wgrad-compute", "--wgrad-deferral-limit", "22",
+     "--num-distributed-optimizer-instances", "2",
+     "--microbatch-group-size-per-virtual-pipeline-stage", "4", "--optimizer", "muon"},
+    {});
+  CHECK(spec.parallelism.pipeline_layout == "Et*3|(tt|)*6L");
+  CHECK(spec.training.offload_modules == std::vector<std::string>{"expert_fc1", "moe_act"});
+  CHECK(spec.training.cross_entropy_fusion == "te");
+  CHECK(spec.training.defer_embedding_wgrad_compute);
+  CHECK(spec.training.wgrad_deferral_limit == 22);
+  CHECK(spec.training.optimizer.distributed_instances == 2);
+  CHECK(spec.parallelism.microbatch_group_size_per_vp_stage == 4);
+  CHECK(spec.training.optimizer.name == "muon");
+  CHECK(spec.not_modelled.empty());
+  CHECK_THROWS_AS(lg::config::job_from_megatron_args(
+                    {"--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2",
+                     "--pipeline-model-parallel-layout", "Et|q|L"},
+                    {}),
+                  lg::InputError);
+}
+
+TEST_CASE("megatron_args: DeepSpeed ZeRO and distillation teachers are recorded as not modelled")
+{
+  const auto spec = lg::config::job_from_megatron_args(
+    {"--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2", "--deepspeed",
+     "--zero-stage", "3", "--export-kd-teacher-load", "/ckpt/teacher"},
+    {});
+  REQUIRE(spec.not_modelled.size() == 2);
+  CHECK(spec.not_modelled[0].find("DeepSpeed ZeRO (stage 3)") == 0);
+  CHECK(spec.not_modelled[1].find("knowledge distillation") == 0);
+}
+
 TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")
 {
   const auto spec = lg::config::job_from_megatron_args(

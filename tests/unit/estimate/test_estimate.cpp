@@ -84,13 +84,17 @@ TEST_CASE("estimate: first stage has the embedding, last stage the logits")
   CHECK(est.most_loaded_pp_rank == 0);
 }
 
-TEST_CASE("estimate: 70B case is borderline without expandable segments and fits with them")
+TEST_CASE("estimate: 70B case is borderline without expandable segments, lower with them")
 {
+  // The source document: OOM from fragmentation, passed with expandable
+  // segments. With the fp8 group's error band neither edge is certain, so
+  // both are borderline (never oom: the run passed).
   const auto spec = llama3_70b_recipe();
   const auto off = lg::estimate::estimate(spec, no_what_if(false));
   const auto on = lg::estimate::estimate(spec, no_what_if(true));
   CHECK(off.verdict == lg::estimate::Verdict::borderline);
-  CHECK(on.verdict == lg::estimate::Verdict::fits);
+  CHECK(on.verdict == lg::estimate::Verdict::borderline);
+  CHECK(on.peak_bytes + on.band_bytes > 0.9 * on.capacity_bytes);
   CHECK(off.peak_bytes > on.peak_bytes);
   CHECK(component(off.stages[0], "fragmentation") > 0);
   CHECK(component(on.stages[0], "fragmentation") == 0);

@@ -52,6 +52,17 @@ TEST_CASE("memory.oom: largest component of the most loaded rank, first what-if 
   CHECK_FALSE(fires(llama3_70b_sft(), "memory.borderline", oom_estimate(estimate::Verdict::oom)));
 }
 
+TEST_CASE("memory.not_modelled: an unknown verdict is a warning with the reason, never oom")
+{
+  auto e = oom_estimate(estimate::Verdict::unknown);
+  e.not_modelled = {"DeepSpeed ZeRO (stage 3): its partitioning is not Megatron's"};
+  const auto d = expect_finding(llama3_70b_sft(), "memory.not_modelled", Severity::warning,
+                                "cluster.gpu", e);
+  CHECK(contains_text(d.message, "memory verdict unknown: DeepSpeed ZeRO (stage 3)"));
+  CHECK_FALSE(fires(llama3_70b_sft(), "memory.oom", e));
+  CHECK_FALSE(fires(llama3_70b_sft(), "memory.not_modelled", oom_estimate(estimate::Verdict::oom)));
+}
+
 TEST_CASE("memory.borderline")
 {
   auto e = oom_estimate(estimate::Verdict::borderline);

@@ -18,6 +18,8 @@ config::JobSpec llama3_70b_sft()
   spec.name = "llama3-70b-sft";
   auto& m = spec.model;
   m.preset = "llama3-70b";
+  m.hidden_dropout = 0.0;  // as the preset (Bridge provider)
+  m.attention_dropout = 0.0;
   m.num_layers = 80;
   m.hidden_size = 8192;
   m.ffn_hidden_size = 28672;
@@ -89,6 +91,8 @@ config::JobSpec moe_container_job()
   spec.name = "qwen3-30b-a3b-pretrain";
   auto& m = spec.model;
   m.preset = "qwen3-30b-a3b";
+  m.hidden_dropout = 0.0;  // as the preset (Bridge provider)
+  m.attention_dropout = 0.0;
   m.num_layers = 48;
   m.hidden_size = 2048;
   m.ffn_hidden_size = 6144;
@@ -129,6 +133,8 @@ config::JobSpec lora_job()
   spec.name = "llama3-8b-lora";
   auto& m = spec.model;
   m.preset = "llama3-8b";
+  m.hidden_dropout = 0.0;  // as the preset (Bridge provider)
+  m.attention_dropout = 0.0;
   m.num_layers = 32;
   m.hidden_size = 4096;
   m.ffn_hidden_size = 14336;
@@ -158,6 +164,8 @@ config::JobSpec qwen3_8b_lora()
   spec.name = "qwen3-8b-lora";
   auto& m = spec.model;
   m.preset = "qwen3-8b";
+  m.hidden_dropout = 0.0;  // as the preset (Bridge provider)
+  m.attention_dropout = 0.0;
   m.num_layers = 36;
   m.hidden_size = 4096;
   m.ffn_hidden_size = 12288;

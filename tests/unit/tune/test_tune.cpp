@@ -86,7 +86,7 @@ TEST_CASE("every candidate fits, passes the rules, and the counts add up")
     CHECK_FALSE(has_errors(rules::check(spec, est)));
     // The job sets everything but tp/pp/vpp/mbs: those stay.
     CHECK(spec.parallelism.cp == 1);
-    CHECK(spec.training.recompute.granularity == config::RecomputeGranularity::selective);
+    CHECK(spec.training.recompute.granularity == request.base.training.recompute.granularity);
   }
   CHECK(result.candidates.front().relative == doctest::Approx(1.0));
   for (std::size_t i = 1; i < result.candidates.size(); ++i) {

@@ -1,0 +1,257 @@
+// Memory mechanisms beyond the basic model, each tied to the upstream code
+// the bytes come from: pipeline layouts and split accounting, interleaved
+// microbatch groups, cross-entropy fusion, deferred embedding wgrad, MTP,
+// fine-grained offloading, optimizers and their instances, fp8 primary
+// weights, the first-iteration peak, honesty (unknown) and saturation.
+#include "config/job_spec.hpp"
+#include "estimate/activations.hpp"
+#include "estimate/error_band.hpp"
+#include "estimate/estimate.hpp"
+#include "estimate/pipeline.hpp"
+#include "support/builders.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+using lg::estimate::Options;
+using lg::estimate::StageEstimate;
+
+double component(const StageEstimate& stage, const std::string& name)
+{
+  for (const auto& [n, bytes] : stage.components) {
+    if (n == name) {
+      return bytes;
+    }
+  }
+  return 0;
+}
+
+lg::estimate::Estimate run(const lg::config::JobSpec& spec)
+{
+  return lg::estimate::estimate(spec, Options{});
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("estimate");
+
+TEST_CASE("layout: Megatron's layout string unrolls groups and repeats")
+{
+  // pipeline_parallel_layer_layout.py parse_str_to_list: (…)*n then x*n, '|'
+  // separates stages. DeepSeek-V3's 61 layers + 1 MTP over 16 stages.
+  const auto stages = lg::config::parse_pipeline_layout("Et*4|(t*4|)*14tmL");
+  REQUIRE(stages.size() == 16);
+  CHECK(stages.front().embedding);
+  CHECK(stages.front().decoder_layers == 4);
+  CHECK(stages[7].decoder_layers == 4);
+  CHECK(stages.back().decoder_layers == 1);
+  CHECK(stages.back().mtp_layers == 1);
+  CHECK(stages.back().loss);
+  CHECK_THROWS_AS(lg::config::parse_pipeline_layout("Et*4|x"), lg::InputError);
+  CHECK_THROWS_AS(lg::config::parse_pipeline_layout("E(tt|"), lg::InputError);
+}
+
+TEST_CASE("layout: stage i is chunk i / pp of rank i % pp")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.model.num_layers = 61;
+  spec.model.mtp_num_layers = 1;
+  spec.parallelism.pp = 8;
+  spec.parallelism.vpp.reset();
+  spec.parallelism.pipeline_layout = "Et*4|(t*4|)*14tmL";
+  spec.cluster.nodes = 8;
+  const auto ranks = lg::estimate::pipeline_layout(spec);
+  REQUIRE(ranks.size() == 8);
+  CHECK(ranks[0].chunks == 2);
+  CHECK(ranks[0].has_embedding);
+  CHECK(ranks[0].chunk_layers[0] == std::vector<int>{0, 1, 2, 3});
+  CHECK(ranks[0].chunk_layers[1].front() == 32);  // stage 8 = chunk 1 of rank 0
+  CHECK(ranks[7].has_output);
+  CHECK(ranks[7].mtp_layers == 1);
+  CHECK(ranks[7].chunk_layers[1] == std::vector<int>{60});
+}
+
+TEST_CASE("layout: embedding and loss accounted in the split take a layer's place")
+{
+  // transformer_block.py get_num_layers_to_build: num_layers + 1 for each,
+  // minus one on the first / last virtual stage.
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.model.num_layers = 30;
+  spec.parallelism.vpp = 2;
+  spec.parallelism.account_for_embedding_in_pipeline_split = true;
+  spec.parallelism.account_for_loss_in_pipeline_split = true;
+  const auto ranks = lg::estimate::pipeline_layout(spec);
+  CHECK(ranks[0].chunk_layers[0].size() == 3);
+  CHECK(ranks[0].chunk_layers[1].size() == 4);
+  CHECK(ranks[3].chunk_layers[1].size() == 3);
+  CHECK(ranks[3].chunk_layers[1].back() == 29);
+}
+
+TEST_CASE("interleaved warm-up: the microbatch group size sets chunk 0's share")
+{
+  // schedules.py: warmup = 2 (pp - r - 1) + (vpp - 1) * group; forwards run
+  // `group` microbatches through a chunk before moving to the next.
+  using lg::estimate::in_flight_chunks;
+  using lg::estimate::in_flight_per_chunk;
+  CHECK(in_flight_chunks(4, 0, 5, 16, 0) == 23);
+  CHECK(in_flight_chunks(4, 0, 5, 16, 8) == 39);
+  const auto per = in_flight_per_chunk(23, 5, 4);
+  CHECK(per == std::vector<int>{7, 4, 4, 4, 4});
+  auto spec = lg::testing::llama3_70b_sft();
+  const double base = run(spec).stages.front().allocated_peak_bytes;
+  spec.parallelism.microbatch_group_size_per_vp_stage = 8;
+  CHECK(run(spec).stages.front().allocated_peak_bytes > base);
+}
+
+TEST_CASE("cross-entropy: native fusion keeps a second fp32 copy, TE none")
+{
+  // tensor_parallel/cross_entropy.py: .float() then exp(out=) in place: bf16 +
+  // fp32; fusions/fused_cross_entropy.py jit-fuses the same steps (exp_logits
+  // its own fp32 buffer); TE parallel_cross_entropy writes grads in place.
+  auto spec = lg::testing::llama3_70b_sft();
+  const double elements = lg::estimate::logits_elements(spec);
+  CHECK(lg::estimate::logits_bytes(spec) == doctest::Approx(6 * elements));
+  spec.training.cross_entropy_fusion = "native";
+  CHECK(lg::estimate::logits_bytes(spec) == doctest::Approx(10 * elements));
+  spec.training.cross_entropy_fusion = "te";
+  CHECK(lg::estimate::logits_bytes(spec) == doctest::Approx(2 * elements));
+}
+
+TEST_CASE("deferred embedding wgrad keeps input and grad_output per deferred microbatch")
+{
+  // tensor_parallel/layers.py: embedding_activation_buffer / grad_output_buffer
+  // grow until wgrad_deferral_limit (0 = all microbatches).
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.training.defer_embedding_wgrad_compute = true;
+  spec.training.wgrad_deferral_limit = 22;
+  const auto est = run(spec);
+  const double per = lg::estimate::layer_input_bytes(spec) + 2 * lg::estimate::logits_elements(spec);
+  CHECK(component(est.stages.back(), "deferred_embedding_wgrad") == doctest::Approx(16 * per));
+  CHECK(component(est.stages.front(), "deferred_embedding_wgrad") == 0);
+  spec.training.wgrad_deferral_limit = 4;
+  CHECK(component(run(spec).stages.back(), "deferred_embedding_wgrad") == doctest::Approx(4 * per));
+}
+
+TEST_CASE("MTP: its layers' activations and its own logits on the last stage")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  const auto base = run(spec).stages.back();
+  spec.model.mtp_num_layers = 1;
+  const auto mtp = run(spec).stages.back();
+  CHECK(component(mtp, "activations") > component(base, "activations"));
+  CHECK(component(mtp, "logits") == doctest::Approx(2 * component(base, "logits")));
+}
+
+TEST_CASE("fine-grained offloading removes the offloaded modules' inputs")
+{
+  // transformer_config.py offload_modules: "offload the input of" each module.
+  auto spec = lg::testing::llama3_70b_sft();
+  const double base = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.offload_modules = {"attn_norm", "mlp_norm"};
+  const double offloaded = lg::estimate::layer_activation_bytes(spec, 0);
+  const double tokens = 4096.0 / 4;  // s*b over SP
+  CHECK(base - offloaded == doctest::Approx(2 * 2 * 8192 * tokens));
+}
+
+TEST_CASE("optimizers: Muon one momentum for linear weights, Lion one, instances divide less")
+{
+  // core/optimizer/__init__.py: Adam exp_avg + exp_avg_sq, Lion exp_avg;
+  // emerging_optimizers.py: Muon for 2-D linear weights, Adam for the rest.
+  auto spec = lg::testing::llama3_70b_sft();
+  const double adam = component(run(spec).stages[1], "optimizer_state");
+  spec.training.optimizer.name = "lion";
+  const double lion = component(run(spec).stages[1], "optimizer_state");
+  CHECK(lion == doctest::Approx(adam * 8 / 12));
+  spec.training.optimizer.name = "muon";
+  const double muon = component(run(spec).stages[1], "optimizer_state");
+  CHECK(muon < adam);
+  CHECK(muon > lion);  // norms stay on Adam
+  spec.training.optimizer.name = "adam";
+  spec.training.optimizer.distributed_instances = 2;  // DP 2 / 2 instances
+  CHECK(component(run(spec).stages[1], "optimizer_state") == doctest::Approx(2 * adam));
+}
+
+TEST_CASE("fp8 primary weights: only GEMM weights are one byte")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  const auto bf16 = run(spec).stages.front();
+  spec.training.fp8_param_gather = true;
+  const auto fp8 = run(spec).stages.front();
+  const double saved = component(bf16, "weights") - component(fp8, "weights");
+  // 20 layers of (attention + MLP) GEMM weights / tp 4, one byte each saved;
+  // the embedding (128512 x 8192 / 4) stays bf16.
+  const double linear = 20.0 * (8192.0 * (64 + 16) * 128 + 64 * 128 * 8192.0 + 3 * 8192.0 * 28672) / 4;
+  CHECK(saved == doctest::Approx(linear));
+}
+
+TEST_CASE("first iteration: the optimizer's moments come after its forward/backward")
+{
+  // Adam state is created lazily in the first step (init_state_fn only on
+  // checkpoint load: core/optimizer/optimizer.py state_dict(is_loading)).
+  const auto est = run(lg::testing::llama3_70b_sft());
+  const auto& s = est.stages.front();
+  const double params = 20.0 * (8192.0 * 80 * 128 + 64 * 128 * 8192.0 + 3 * 8192.0 * 28672) / 4;
+  CHECK(s.allocated_peak_bytes - s.first_iteration_allocated_bytes > 8 * params / 2);
+}
+
+TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.training.cuda_graphs = lg::config::CudaGraphs::full_iteration;
+  const auto graphs = run(spec);
+  CHECK(graphs.verdict == lg::estimate::Verdict::unknown);
+  REQUIRE_FALSE(graphs.not_modelled.empty());
+  CHECK(graphs.not_modelled.front().find("full-iteration CUDA graphs") != std::string::npos);
+  spec = lg::testing::llama3_70b_sft();
+  spec.not_modelled.push_back("DeepSpeed ZeRO (stage 3)");
+  spec.model.num_layers = 800;  // would be oom
+  CHECK(run(spec).verdict == lg::estimate::Verdict::unknown);
+  CHECK(std::string(lg::estimate::to_string(lg::estimate::Verdict::unknown)) == "unknown");
+}
+
+TEST_CASE("saturation: absurd sizes give finite, non-negative bytes")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.model.num_layers = 10000;
+  spec.model.hidden_size = 1 << 20;
+  spec.model.ffn_hidden_size = 1 << 22;
+  spec.model.seq_length = 1 << 24;
+  spec.model.vocab_size = 100000000;
+  spec.training.micro_batch_size = 1 << 20;
+  spec.model.moe.emplace();
+  spec.model.moe->num_experts = 1 << 16;
+  spec.model.moe->moe_ffn_hidden_size = 1 << 22;
+  const auto est = run(spec);
+  CHECK(est.parameters.total > 0);
+  CHECK(std::isfinite(est.peak_bytes));
+  CHECK(est.peak_bytes > 0);
+  CHECK(est.peak_bytes <= 1e18);
+  CHECK(est.verdict == lg::estimate::Verdict::oom);
+}
+
+TEST_CASE("error band: the stage carries band x peak and the verdict uses the upper edge")
+{
+  const auto spec = lg::testing::llama3_70b_sft();
+  const auto band = lg::estimate::error_band(spec);
+  CHECK(band.relative > 0);
+  const auto est = run(spec);
+  CHECK(est.stages.front().band_bytes ==
+        doctest::Approx(band.relative * est.stages.front().device_peak_bytes));
+  CHECK(lg::estimate::feature_mix(lg::estimate::feature_groups(spec)) == "pp_vpp+fp8");
+}
+
+TEST_CASE("dropout: Megatron's generic default is 0.1")
+{
+  // transformer_config.py hidden_dropout / attention_dropout = 0.1.
+  const lg::config::ModelSpec m;
+  CHECK(m.hidden_dropout == doctest::Approx(0.1));
+  CHECK(m.attention_dropout == doctest::Approx(0.1));
+}
+
+TEST_SUITE_END();
