@@ -16,6 +16,9 @@ Preflight preflight(const config::JobSpec& spec)
   result.estimate = estimate::estimate(spec, options);
   result.findings = rules::check(spec, result.estimate);
   result.findings.insert(result.findings.end(), environment.findings.begin(), environment.findings.end());
+  // What reading the inputs found (Hugging Face fields not usable, Bridge
+  // settings not modelled).
+  result.findings.insert(result.findings.end(), spec.input_findings.begin(), spec.input_findings.end());
   // Errors first, then warnings, then advice; stable within a severity.
   std::stable_sort(result.findings.begin(), result.findings.end(),
                    [](const Diagnostic& a, const Diagnostic& b) { return a.severity > b.severity; });

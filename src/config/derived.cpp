@@ -135,6 +135,22 @@ bool is_fp4(Precision precision)
   return precision == Precision::nvfp4;
 }
 
+MoeSpec& ensure_moe(ModelSpec& model)
+{
+  if (!model.moe) {
+    model.moe.emplace();
+  }
+  return *model.moe;
+}
+
+MlaSpec& ensure_mla(ModelSpec& model)
+{
+  if (!model.mla) {
+    model.mla.emplace();
+  }
+  return *model.mla;
+}
+
 const char* to_string(Precision precision)
 {
   switch (precision) {

@@ -97,18 +97,12 @@ Setter choice_key(Get get, std::vector<std::string> names)
 
 MoeSpec& moe(JobSpec& s)
 {
-  if (!s.model.moe) {
-    s.model.moe.emplace();
-  }
-  return *s.model.moe;
+  return ensure_moe(s.model);
 }
 
 MlaSpec& mla(JobSpec& s)
 {
-  if (!s.model.mla) {
-    s.model.mla.emplace();
-  }
-  return *s.model.mla;
+  return ensure_mla(s.model);
 }
 
 void set_layer_freq(TomlReader& r, const toml::node& n)
