@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "util/error.hpp"
+#include "util/terminal.hpp"
 
 #include <fmt/core.h>
 
@@ -10,9 +11,9 @@ namespace {
 
 void print_error(const lg::Error& e)
 {
-  fmt::print(stderr, "launchguard: error: {}\n", e.what());
+  fmt::print(stderr, "launchguard: error: {}\n", lg::printable(e.what()));
   if (!e.hint.empty()) {
-    fmt::print(stderr, "  hint: {}\n", e.hint);
+    fmt::print(stderr, "  hint: {}\n", lg::printable(e.hint));
   }
 }
 
@@ -36,7 +37,7 @@ int main(int argc, char** argv)
     return lg::k_exit_job_errors;
   } catch (const std::exception& e) {
     // A bug, not a user error: say so, so it gets reported.
-    fmt::print(stderr, "launchguard: internal error: {}\n", e.what());
+    fmt::print(stderr, "launchguard: internal error: {}\n", lg::printable(e.what()));
     return lg::k_exit_system;
   }
 }

@@ -4,12 +4,15 @@
 
 #include "diagnose/matcher.hpp"
 
+#include <optional>
 #include <string>
 
 namespace lg::bench {
 
-// Print per-category precision/recall, overall accuracy and the number of
-// negative excerpts called a failure; return overall accuracy.
-double run_accuracy(const std::string& path, const diagnose::Matcher& matcher, bool verbose);
+// Print per-category precision/recall, the confusion pairs, overall accuracy,
+// accuracy on OOM and on other failures, and the number of negative excerpts
+// called a failure; return overall accuracy, or nullopt (with a line saying
+// so) when `path` does not exist.
+std::optional<double> run_accuracy(const std::string& path, const diagnose::Matcher& matcher, bool verbose);
 
 } // namespace lg::bench

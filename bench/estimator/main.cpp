@@ -66,7 +66,6 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
     return std::nullopt;
   }
   lg::estimate::Options options;
-  options.with_what_if = false;
   options.expandable_segments = mapped->expandable_segments;
   const auto est = lg::estimate::estimate(mapped->spec, options);
   const auto& stage = mapped->last_rank ? est.stages.back() : est.stages.front();

@@ -5,8 +5,7 @@
 #include "config/job_spec.hpp"
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
-#include "estimate/fixes.hpp"
-#include "rules/rules.hpp"
+#include "preflight/judge.hpp"
 
 #include <fmt/core.h>
 
@@ -57,21 +56,17 @@ int main(int argc, char** argv)
   for (int run = 0; run < 20; ++run) {
     const auto start = Clock::now();
     const auto spec = lg::config::load_job_file(argv[1], options);
-    lg::estimate::Options estimate_options;
-    estimate_options.expandable_segments = lg::estimate::expandable_segments_enabled(spec);
-    const auto estimate = lg::estimate::estimate(spec, estimate_options);
-    findings = lg::rules::check(spec, estimate).size();
+    findings = lg::preflight::judge(spec).findings.size();
     times.push_back(seconds_since(start));
   }
   std::sort(times.begin(), times.end());
-  fmt::print("check {} (load + estimate + what-if + rules, in process): median {:.3f} ms, best {:.3f} ms, "
+  fmt::print("check {} (load + preflight::judge: environment, estimate, what-if, rules; in process): median {:.3f} ms, best {:.3f} ms, "
              "{} findings\n",
              argv[1], times[times.size() / 2] * 1e3, times.front() * 1e3, findings);
 
   // Many variants, estimate only (what-if off, as a layout search would).
   const auto base = lg::config::load_job_file(argv[1], options);
-  lg::estimate::Options fast;
-  fast.with_what_if = false;
+  const lg::estimate::Options fast;
   double checksum = 0;
   const auto start = Clock::now();
   for (int i = 0; i < variants; ++i) {

@@ -40,7 +40,7 @@ bool keys_known(const ScriptJob& job, const std::string& rule)
     return job.megatron && job.key_known("training.cuda_graphs");
   }
   static constexpr std::array<std::string_view, 4> k_always = {
-    "env.alloc_conf_malformed", "env.alloc_conf_unknown_key", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1"};
+    "allocator_config_error", "env.alloc_conf_async_ignores", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1"};
   for (auto id : k_always) {
     if (rule == id) {
       return true;
@@ -74,8 +74,8 @@ void rewrite(FindingContext& context, const env::JobFeatures& features, AuditFin
 {
   Diagnostic& d = finding.diagnostic;
   const ScriptJob& job = context.job;
-  auto variable_fix = [&](const char* name) {
-    const auto value = policy_value(features, name);
+  auto variable_fix = [&](const char* name, std::optional<std::string> required = std::nullopt) {
+    const auto value = required ? required : policy_value(features, name);
     const Assignment* a = job.env(name);
     if (value) {
       d.fix = fmt::format("export {}={} before the launch line", name, *value);
@@ -87,7 +87,9 @@ void rewrite(FindingContext& context, const env::JobFeatures& features, AuditFin
   if (d.rule.starts_with("env.cuda_device_max_connections")) {
     variable_fix(k_cdmc);
   } else if (d.rule == "env.nccl_graph_register") {
-    variable_fix("NCCL_GRAPH_REGISTER");
+    // Removing it is not enough: NCCL's default registers graphs, and
+    // Megatron needs NCCL_GRAPH_REGISTER=0 with expandable segments.
+    variable_fix("NCCL_GRAPH_REGISTER", std::string("0"));
   } else if (d.rule == "env.nvte_cpu_offload_v1") {
     variable_fix("NVTE_CPU_OFFLOAD_V1");
   } else if (d.rule == "env.nccl_ub_expandable_segments") {
@@ -180,8 +182,8 @@ void env_findings(FindingContext& context)
   const env::JobFeatures features = env::features_of(spec);
   const env::Environment composed = env::compose(spec, {});
   for (const auto& d : composed.findings) {
-    if (!d.where || d.where->file != context.path || !keys_known(job, d.rule)) {
-      continue;
+    if (!d.where || d.where->file != context.path || !keys_known(job, d.rule) || d.rule == "env.secret_in_job") {
+      continue;  // secrets: audit.secret_in_script says it on the script's own terms
     }
     if ((d.rule == "env.nccl_graph_register" || d.rule == "env.nccl_ub_expandable_segments") && !script_expandable(job)) {
       continue;

@@ -104,6 +104,41 @@ void ignored_directives(FindingContext& context)
   }
 }
 
+// Where the script runs `mkdir` on `dir` (offset, or -1), and whether that
+// happens before an `sbatch` the script itself runs (a self-submitting or
+// `sbatch <<EOF` wrapper: then the directory exists in time).
+std::pair<int, bool> mkdir_of(const ScriptModel& model, const std::string& dir)
+{
+  auto same = [&](std::string t) {
+    while (t.size() > 1 && t.back() == '/') {
+      t.pop_back();
+    }
+    if (t.starts_with("./")) {
+      t.erase(0, 2);
+    }
+    return t == dir;
+  };
+  int made = -1;
+  for (const auto& command : model.commands) {
+    if (command.words.empty() || !command.words.front().known) {
+      continue;
+    }
+    const std::string& tool = command.words.front().text();
+    if (tool == "sbatch" && made >= 0) {
+      return {made, true};
+    }
+    if (tool != "mkdir") {
+      continue;
+    }
+    for (std::size_t i = 1; i < command.words.size(); ++i) {
+      if (command.words[i].known && same(command.words[i].text()) && made < 0) {
+        made = command.begin;
+      }
+    }
+  }
+  return {made, false};
+}
+
 void output_directory(FindingContext& context)
 {
   if (!context.options.directory_exists || context.options.template_mode) {
@@ -120,29 +155,31 @@ void output_directory(FindingContext& context)
       continue;
     }
     std::string dir = d->value.substr(0, slash);
-    if (dir.find('%') != std::string::npos || dir.find('$') != std::string::npos || dir.find('{') != std::string::npos) {
+    if (dir.find('%') != std::string::npos || dir.find('$') != std::string::npos || dir.find('{') != std::string::npos
+        || placeholder(dir, false)) {
+      continue;  // Slurm patterns, unexpanded text and placeholders: other rules, or unknowable
+    }
+    // An absolute path is on the cluster's file systems (/fsx, /lustre, a
+    // generated job directory): this machine cannot judge it.
+    if (dir[0] == '/' || (chdir != nullptr && (chdir->value.empty() || chdir->value[0] != '/'))) {
       continue;
     }
-    if (dir[0] == '/') {
-      // A shared file system of the cluster (/fsx, /lustre, …) that this
-      // machine does not mount cannot be judged from here.
-      const auto second = dir.find('/', 1);
-      if (!context.options.directory_exists(dir.substr(0, second))) {
-        continue;
-      }
-    } else if (chdir != nullptr) {
-      if (chdir->value.empty() || chdir->value[0] != '/') {
-        continue;
-      }
-      dir = chdir->value + "/" + dir;
+    if (chdir != nullptr) {
+      continue;  // relative to an absolute --chdir on the cluster
     }
-    if (!context.options.directory_exists(dir)) {
-      context.add(Severity::warning, "audit.output_directory",
-                  fmt::format("--{} writes into {}, which does not exist here: Slurm opens the file before the "
-                              "script runs and does not create directories, so the job fails without a log",
-                              name, dir),
-                  fmt::format("mkdir -p {} before sbatch (a mkdir inside the script is too late)", dir), d->value_offset);
+    const auto [made, before_submit] = mkdir_of(context.model, dir);
+    if (before_submit || context.options.directory_exists(dir)) {
+      continue;
     }
+    std::string message = fmt::format("--{} writes into {}/, which does not exist next to the script: Slurm opens the "
+                                      "file before the script runs and does not create directories, so the job fails "
+                                      "without a log",
+                                      name, dir);
+    if (made >= 0) {
+      message += fmt::format(" (the script's own mkdir on line {} runs only after that)", context.model.line_of(made));
+    }
+    context.add(Severity::warning, "audit.output_directory", std::move(message),
+                fmt::format("mkdir -p {} before sbatch, or write the log into the submit directory", dir), d->value_offset);
   }
 }
 

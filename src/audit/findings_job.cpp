@@ -26,9 +26,12 @@ struct Dependency
 };
 
 // Keys a rule reads besides the one it points at.
-const std::array<Dependency, 18>& dependencies()
+const std::array<Dependency, 21>& dependencies()
 {
-  static const std::array<Dependency, 18> k_table = {{
+  static const std::array<Dependency, 21> k_table = {{
+    {"optimizer.", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
+    {"sequence_parallel.", {"parallelism.tp"}},
+    {"pipeline.", {"parallelism.pp"}},
     {"parallelism.world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
     {"parallelism.expert_world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.ep", "parallelism.etp"}},
     {"parallelism.gbs_divisible", {"cluster", "training.global_batch_size", "training.micro_batch_size", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
@@ -112,6 +115,78 @@ std::string script_terms(std::string fix)
 
 } // namespace
 
+namespace {
+
+// Megatron-DeepSpeed (or DeepSpeed under a Megatron-style program): ZeRO
+// shards the optimizer, DeepSpeed's PipelineModule places layers by
+// --pp-partition-method (no divisibility rule), and Megatron-LM's own
+// performance advice (VPP, SP, distributed optimizer) does not apply.
+bool megatron_deepspeed(const ScriptJob& job)
+{
+  if (job.launch->has("deepspeed")) {
+    return true;
+  }
+  std::string program = job.launch->program ? job.launch->program->text() : "";
+  std::transform(program.begin(), program.end(), program.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (program.find("deepspeed") != std::string::npos) {
+    return true;
+  }
+  for (const auto& w : job.launch->args) {
+    const std::string& t = w.text();
+    if (w.known
+        && (t == "--deepspeed" || t.starts_with("--deepspeed_config") || t.starts_with("--deepspeed-config")
+            || t.starts_with("--zero-stage") || t.starts_with("--pp-partition-method")
+            || t == "--deepspeed-activation-checkpointing")) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Flags that change per-GPU memory in ways the estimator does not model:
+// the first one found, or empty. With one of them the memory verdict would
+// be a guess, so audit says "memory not judged" instead.
+std::string unmodelled_memory_flag(const ScriptJob& job, bool deepspeed)
+{
+  if (deepspeed) {
+    return "DeepSpeed ZeRO (Megatron-DeepSpeed)";
+  }
+  static constexpr std::array<std::string_view, 9> k_prefixes = {
+    "--freeze-", "--checkpoint-activations", "--moe-latent", "--hybrid-", "--mamba-", "--is-hybrid-model",
+    "--spec", "--encoder-num-layers", "--num-experts-per-"};
+  for (const auto& w : job.launch->args) {
+    if (!w.known) {
+      continue;
+    }
+    for (auto prefix : k_prefixes) {
+      if (w.text().starts_with(prefix)) {
+        const auto eq = w.text().find('=');
+        return w.text().substr(0, eq);
+      }
+    }
+  }
+  const std::string program = job.launch->program ? job.launch->program->text() : "";
+  for (const char* kind : {"mamba", "hybrid", "vlm", "vision", "llava", "t5", "bert", "multimodal"}) {
+    if (program.find(kind) != std::string::npos) {
+      return fmt::format("the {} model of {}", kind, program);
+    }
+  }
+  return {};
+}
+
+// Rules that are Megatron-LM performance or layout advice, not correctness.
+bool megatron_lm_only(const std::string& rule)
+{
+  static constexpr std::array<std::string_view, 10> k_prefixes = {
+    "optimizer.", "advice.", "pipeline.pp_without_vpp", "sequence_parallel.recommended_with_tp",
+    "parallelism.layers_divisible_by_pp", "parallelism.uneven_pp", "parallelism.first_stage_layers",
+    "parallelism.last_stage_layers", "recompute.", "memory."};
+  return std::any_of(k_prefixes.begin(), k_prefixes.end(), [&](std::string_view p) { return rule.starts_with(p); });
+}
+
+} // namespace
+
 void job_findings(FindingContext& context)
 {
   const ScriptJob& job = context.job;
@@ -122,33 +197,34 @@ void job_findings(FindingContext& context)
   if (!job.megatron) {
     return;
   }
+  const bool deepspeed = megatron_deepspeed(job);
+  const std::string unmodelled = unmodelled_memory_flag(job, deepspeed);
   const bool estimable = job.model_known && job.cluster_known && !job.args_opaque
-                         && job.spec.cluster.gpu_info.capacity_bytes > 0;
+                         && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty();
   estimate::Estimate estimate;
   if (estimable) {
     estimate::Options options;
     options.expandable_segments = allocator_expandable(job);
     estimate = estimate::estimate(job.spec, options);
   } else {
-    context.add(Severity::advice, "audit.memory_unknown",
-                fmt::format("per-GPU memory not estimated: unknown statically: {}", unknown_list(job)),
-                "write the model and parallelism flags and the node/GPU counts literally (or in variables "
-                "set in the script), or run `launchguard check` on the job",
+    const std::string why = !unmodelled.empty()
+                              ? fmt::format("the estimator does not model {}", unmodelled)
+                              : fmt::format("unknown statically: {}", unknown_list(job));
+    context.add(Severity::advice, "audit.memory_unknown", fmt::format("memory not judged: {}", why),
+                unmodelled.empty() ? "write the model and parallelism flags and the node/GPU counts literally (or in "
+                                     "variables set in the script), or run `launchguard check` on the job"
+                                   : "measure one step (`launchguard watch` reports the peak) before scaling up",
                 job.launch->program->offset);
   }
   std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);
-  bool deepspeed = job.launch->has("deepspeed");
-  for (const auto& w : job.launch->args) {
-    deepspeed = deepspeed || (w.known && (w.text() == "--deepspeed" || w.text().starts_with("--deepspeed_config")));
-  }
   const bool world_fired = std::any_of(diagnostics.begin(), diagnostics.end(),
                                        [](const Diagnostic& d) { return d.rule == "parallelism.world_size"; });
   for (auto& diagnostic : diagnostics) {
     if (world_fired && diagnostic.rule == "parallelism.expert_world_size" && job.spec.parallelism.ep == 1) {
       continue;  // the same divisibility as world_size when ep = 1
     }
-    if (deepspeed && diagnostic.rule.starts_with("optimizer.")) {
-      continue;  // Megatron-DeepSpeed: ZeRO, not Megatron's optimizer, shards the state
+    if (deepspeed && megatron_lm_only(diagnostic.rule)) {
+      continue;
     }
     if (!diagnostic.where || diagnostic.where->file != context.path || diagnostic.where->line == 0
         || !dependencies_known(job, diagnostic.rule)) {

@@ -60,6 +60,31 @@ std::optional<Severity> per_task_severity(const ScriptJob& job, const std::strin
   return many > 1 ? Severity::error : Severity::warning;
 }
 
+// torchrun ignores --node_rank under a dynamic rendezvous (c10d, etcd):
+// ranks come from the rendezvous, so a batch-host value there is harmless.
+bool ignored_node_rank(const FindingContext& c, const VarUse& use)
+{
+  const std::string& t = c.model.text;
+  const auto line_begin = static_cast<std::size_t>(c.model.line_begin(c.model.line_of(use.offset)));
+  const auto at = static_cast<std::size_t>(use.offset);
+  const std::string before = t.substr(line_begin, at - line_begin);
+  const auto flag = before.rfind("--node");
+  if (flag == std::string::npos || before.find_first_of(" \t", flag) != std::string::npos) {
+    return false;  // not the value of --node_rank / --node-rank
+  }
+  const Launch* l = c.job.launch;
+  const LaunchStage* torchrun = l != nullptr ? l->stage("torchrun") : nullptr;
+  const LaunchOption* backend = torchrun != nullptr ? torchrun->find("rdzv_backend") : nullptr;
+  if (backend != nullptr && backend->value && backend->value->known) {
+    return backend->value->text() != "static";
+  }
+  // Not resolved through the launch line: read the same line of the script.
+  const auto eol = t.find('\n', at);
+  const std::string rest = t.substr(line_begin, eol == std::string::npos ? std::string::npos : eol - line_begin);
+  return rest.find("rdzv_backend c10d") != std::string::npos || rest.find("rdzv_backend=c10d") != std::string::npos
+         || rest.find("rdzv-backend=c10d") != std::string::npos || rest.find("rdzv-backend c10d") != std::string::npos;
+}
+
 // Batch-shell expansions of per-task variables that reach tasks: in a srun or
 // mpirun launch line, through a variable that launch line expands, or through
 // an exported variable (every task inherits the batch host's value).
@@ -86,7 +111,7 @@ void per_task_variables(FindingContext& c)
       }
     }
     const auto severity = per_task_severity(c.job, use.name);
-    if (!relevant || !severity) {
+    if (!relevant || !severity || ignored_node_rank(c, use)) {
       continue;
     }
     c.add(*severity, "audit.per_task_variable",
@@ -195,7 +220,7 @@ void gpus_mismatch(FindingContext& c)
       per_node = integer(o->value->text());
       at = o->value->offset;
     }
-  } else if (l->has("srun") && l->python && c.job.megatron && c.job.tasks_per_node > 0) {
+  } else if (l->has("srun") && l->python && c.job.megatron && c.job.cluster_known && c.job.tasks_per_node > 0) {
     per_node = c.job.tasks_per_node;
     at = l->stage("srun")->offset;
   }

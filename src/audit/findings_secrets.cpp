@@ -2,9 +2,13 @@
 // placeholders.
 #include "audit/findings.hpp"
 
+#include "util/secrets.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <cctype>
 #include <set>
 #include <string_view>
@@ -12,43 +16,6 @@
 namespace lg::audit::detail {
 
 namespace {
-
-bool secret_name(const std::string& name)
-{
-  static constexpr std::array<std::string_view, 5> k_parts = {"API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "PASSWORD"};
-  for (auto part : k_parts) {
-    if (name.find(part) != std::string::npos) {
-      return true;
-    }
-  }
-  // TOKEN, SECRET, PASSWD as whole _-separated words (not TOKENIZER_PATH).
-  std::size_t start = 0;
-  while (start <= name.size()) {
-    const auto end = std::min(name.find('_', start), name.size());
-    const std::string_view word(name.data() + start, end - start);
-    if (word == "TOKEN" || word == "TOKENS" || word == "SECRET" || word == "PASSWD" || word == "PAT") {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
-}
-
-bool alnum_run(std::string_view text, std::size_t from, std::size_t min)
-{
-  std::size_t n = 0;
-  for (std::size_t i = from; i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) != 0 || text[i] == '_'); ++i) {
-    ++n;
-  }
-  return n >= min;
-}
-
-bool token_like(std::string_view t)
-{
-  return (t.starts_with("hf_") && alnum_run(t, 3, 30)) || (t.starts_with("ghp_") && alnum_run(t, 4, 30))
-         || (t.starts_with("github_pat_") && alnum_run(t, 11, 30)) || (t.starts_with("sk-") && t.size() >= 35)
-         || t.starts_with("xoxb-") || t.starts_with("xoxp-") || (t.starts_with("AKIA") && t.size() == 20);
-}
 
 bool angle_placeholder(std::string_view t)
 {
@@ -115,31 +82,30 @@ void secrets(FindingContext& c)
 {
   std::set<std::string> traced;
   for (const auto& a : c.model.assignments) {
-    if (!secret_name(a.name) || a.kind == AssignKind::unset) {
+    const std::string value = a.value.empty() ? "" : a.value.front().text();
+    const bool named = secrets::secret_name(a.name);
+    if (a.kind == AssignKind::unset || (!named && !secrets::token_shaped(value))) {
       continue;
     }
-    if (xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
+    if (named && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where {} is assigned: bash prints the value into the job log", a.name),
             "wrap the secret in `set +x` … `set -x`, or turn tracing on after it", a.offset);
     }
-    const std::string value = a.value.empty() ? "" : a.value.front().text();
-    if (a.literal && a.known && !value.empty() && !placeholder(value, c.options.template_mode) && value[0] != '/'
-        && value[0] != '~' && value != "0" && value != "1") {
+    if (a.known && (a.literal || secrets::token_shaped(value)) && secrets::holds_secret(a.name, value) && !placeholder(value, c.options.template_mode)) {
       c.add(Severity::error, "audit.secret_in_script",
             fmt::format("{} is written into the script: every copy of the template and every archived job script "
                         "carries it",
                         a.name),
-            fmt::format("read it at run time from a file only you can read: export {}=\"$(cat ~/.secrets/{})\"", a.name,
-                        a.name),
+            fmt::format("export {} in the shell that runs sbatch instead (sbatch's default --export=ALL carries it "
+                        "into the job without writing it to disk), or read it at run time from a file only you can "
+                        "read: export {}=\"$(cat ~/.secrets/{})\"",
+                        a.name, a.name, a.name),
             a.value_offset);
-    } else if (!value.empty() && token_like(value)) {
-      c.add(Severity::error, "audit.secret_in_script", fmt::format("{} holds what looks like a token", a.name),
-            "read the token from a file at run time", a.value_offset);
     }
   }
   for (const auto& use : c.model.uses) {
-    if (secret_name(use.name) && use.batch_shell && xtrace_at(c.model, use.offset) && traced.insert(use.name).second) {
+    if (secrets::secret_name(use.name) && use.batch_shell && xtrace_at(c.model, use.offset) && traced.insert(use.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where ${} is expanded: bash prints the secret into the job log", use.name),
             "turn tracing off (set +x) around commands that use secrets", use.offset);
@@ -147,44 +113,125 @@ void secrets(FindingContext& c)
   }
 }
 
-// A directive line's words, and each word's value after '='.
-bool directive_placeholder(const std::string& line, bool template_mode)
+// The placeholder inside `t` as written ("{{ nodes }}", "<account>",
+// "__OUTPUT_DIR__", "your_own_partition"), or empty. Occurrences of the same
+// token are one finding.
+std::string placeholder_token(std::string_view t, bool template_mode)
+{
+  if (!placeholder(t, template_mode)) {
+    return {};
+  }
+  auto span = [&](std::string_view open, std::string_view close) -> std::string {
+    const auto b = t.find(open);
+    const auto e = b == std::string_view::npos ? b : t.find(close, b + open.size());
+    return e == std::string_view::npos ? std::string() : std::string(t.substr(b, e + close.size() - b));
+  };
+  if (!template_mode) {
+    if (auto m = span("{{", "}}"); !m.empty()) {
+      return m;
+    }
+  }
+  if (angle_placeholder(t)) {
+    return span("<", ">");
+  }
+  if (dunder_placeholder(t)) {
+    return span("__", "__");
+  }
+  if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
+    const auto end = t.find_first_of(" \t,:", at);
+    return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  }
+  std::size_t end = 0;
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+    ++end;
+  }
+  return std::string(t.substr(0, end == 0 ? t.size() : end));
+}
+
+struct PlaceholderUse
+{
+  int offset = -1;
+  int line = 0;
+  bool blocks = false;  // in a directive sbatch or Slurm rejects (not --job-name/--comment)
+};
+
+// The words of a directive line (after "#SBATCH "), each word and its value
+// after '='; calls `use(token, blocks)` for each placeholder found.
+template<typename Use>
+void directive_placeholders(const std::string& line, bool template_mode, Use use)
 {
   std::size_t i = 0;
+  for (std::string open : {"{{", "<"}) {
+    // A placeholder with spaces inside ("{{ nodes }}", "<SLURM OPTIONS>") is one word.
+    const auto b = line.find(open);
+    if (b != std::string::npos) {
+      const std::string t = placeholder_token(line.substr(b), template_mode);
+      if (!t.empty()) {
+        const auto start = line.rfind(' ', b);
+        const std::string option = line.substr(start == std::string::npos ? 0 : start + 1, b - (start == std::string::npos ? 0 : start + 1));
+        use(t, option.find("job-name") == std::string::npos && option.find("comment") == std::string::npos);
+        return;
+      }
+    }
+  }
   while (i < line.size()) {
     const auto end = std::min(line.find_first_of(" \t", i), line.size());
     const std::string word = line.substr(i, end - i);
     const auto eq = word.find('=');
-    if (placeholder(word, template_mode) || (eq != std::string::npos && placeholder(word.substr(eq + 1), template_mode))) {
-      return true;
+    const std::string value = eq == std::string::npos ? word : word.substr(eq + 1);
+    std::string t = placeholder_token(value, template_mode);
+    if (t.empty()) {
+      t = placeholder_token(word, template_mode);
+    }
+    if (!t.empty()) {
+      const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");
+      use(t, !cosmetic);
     }
     i = end + 1;
   }
-  return placeholder(line, template_mode);
 }
 
 void placeholders(FindingContext& c)
 {
   const ScriptModel& m = c.model;
   const bool tmpl = c.options.template_mode;
-  std::set<int> lines;  // one finding per line
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<PlaceholderUse>> uses;
+  auto record = [&](const std::string& token, int offset, bool blocks) {
+    auto& list = uses[token];
+    if (list.empty()) {
+      order.push_back(token);
+    }
+    const int line = m.line_of(offset);
+    for (auto& u : list) {
+      if (u.line == line) {
+        u.blocks = u.blocks || blocks;
+        return;
+      }
+    }
+    list.push_back(PlaceholderUse{offset, line, blocks});
+  };
   for (std::size_t l = 0; l < m.line_starts.size(); ++l) {
     const auto begin = static_cast<std::size_t>(m.line_starts[l]);
     if (m.text.compare(begin, 8, "#SBATCH ") != 0) {
       continue;
     }
     const auto eol = m.text.find('\n', begin);
-    const std::string line = m.text.substr(begin, eol == std::string::npos ? std::string::npos : eol - begin);
-    if (directive_placeholder(line.substr(8, line.find(" #", 8) == std::string::npos ? std::string::npos : line.find(" #", 8) - 8), tmpl)
-        && lines.insert(static_cast<int>(l) + 1).second) {
-      c.add(Severity::error, "audit.placeholder",
-            fmt::format("leftover placeholder in a directive: {}", line), "fill in the real value", static_cast<int>(begin));
+    std::string line = m.text.substr(begin + 8, eol == std::string::npos ? std::string::npos : eol - begin - 8);
+    if (const auto comment = line.find(" #"); comment != std::string::npos) {
+      line.resize(comment);
     }
+    directive_placeholders(line, tmpl, [&](const std::string& token, bool blocks) {
+      record(token, static_cast<int>(begin), blocks);
+    });
   }
   auto check_word = [&](const Word& w) {
-    if (w.offset >= 0 && placeholder(w.text(), tmpl) && lines.insert(m.line_of(w.offset)).second) {
-      c.add(Severity::warning, "audit.placeholder", fmt::format("leftover placeholder: {}", w.text()),
-            "fill in the real value (or read it from a variable the caller sets)", w.offset);
+    if (w.offset < 0) {
+      return;
+    }
+    const std::string t = placeholder_token(w.text(), tmpl);
+    if (!t.empty()) {
+      record(t, w.offset, false);
     }
   };
   for (const auto& a : m.assignments) {
@@ -200,6 +247,25 @@ void placeholders(FindingContext& c)
         check_word(w);
       }
     }
+  }
+  for (const auto& token : order) {
+    auto list = uses[token];
+    std::sort(list.begin(), list.end(), [](const PlaceholderUse& x, const PlaceholderUse& y) { return x.line < y.line; });
+    const bool blocks = std::any_of(list.begin(), list.end(), [](const PlaceholderUse& u) { return u.blocks; });
+    std::string also;
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      also += fmt::format("{}{}", i == 1 ? "" : ", ", list[i].line);
+    }
+    const PlaceholderUse& first = list.front();
+    std::string message = blocks ? fmt::format("leftover placeholder {} in an #SBATCH option: sbatch passes it to Slurm as written", token)
+                                 : fmt::format("leftover placeholder: {}", token);
+    if (!also.empty()) {
+      message += fmt::format(" (also used on line{} {})", list.size() > 2 ? "s" : "", also);
+    }
+    c.add(blocks ? Severity::error : Severity::warning, "audit.placeholder", std::move(message),
+          blocks ? "fill in the real value (sbatch does not expand variables or templates in #SBATCH lines)"
+                 : "fill in the real value (or read it from a variable the caller sets)",
+          first.offset);
   }
 }
 

@@ -62,6 +62,7 @@ void read_environment(const ScriptModel& model, const Launch& launch, ScriptJob&
       job.environment.push_back(a);
     }
   }
+  job.environment_complete = !launch.sources;
   for (int offset : model.sources) {
     job.environment_complete = job.environment_complete && offset >= begin;
   }
@@ -137,10 +138,21 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
     return job;
   }
   read_environment(model, *job.launch, job);
-  if (job.launch->python && job.launch->program
-      && (contains_megatron(job.launch->program->text()) || basename_contains_pretrain(job.launch->program->text())
-          || looks_like_megatron_args(job.launch->args))) {
+  if (!job.launch->python || !job.launch->program) {
+    return job;
+  }
+  const std::string& program = job.launch->program->text();
+  const bool named = contains_megatron(program) || basename_contains_pretrain(program);
+  if (named || looks_like_megatron_args(job.launch->args)) {
     read_megatron(model, path, job);
+  }
+  if (job.megatron && !named) {
+    // A program that takes Megatron-LM flags but is not one of its entry
+    // points may be a wrapper that starts its own processes: how many
+    // training processes run is not known.
+    job.cluster_known = false;
+    job.unknown.insert("cluster");
+    job.spec.locations["cluster"] = SourceLocation{k_unknown_file, 0, 0};
   }
   return job;
 }

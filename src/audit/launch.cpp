@@ -249,6 +249,7 @@ bool ChainParser::shell_step()
       }
       ++m_sub_depth;
       m_launch.env.insert(m_launch.env.end(), sub.env.begin(), sub.env.end());
+      m_launch.sources = m_launch.sources || sub.sourced;
       m_words = std::move(sub.words);
       m_i = 0;
       return true;

@@ -20,6 +20,7 @@ struct SubScript
   bool found = false;
   std::vector<Word> words;
   std::vector<Assignment> env;
+  bool sourced = false;  // TEXT sources a file before that command
 };
 using SubScriptFn = std::function<SubScript(const Word& text)>;
 

@@ -94,6 +94,28 @@ void record_error(const lg::Error& error, const Built& built, ScriptJob& job)
   job.args_error = std::make_pair(message, offset);
 }
 
+// Megatron-LM's default when --global-batch-size is absent: micro batch x
+// data-parallel size (megatron/training/arguments.py, "global_batch_size is
+// None" branch), so the rules see no gradient accumulation instead of 1.
+void default_global_batch(const Built& built, ScriptJob& job)
+{
+  for (std::size_t i = 1; i < built.real; ++i) {
+    if (built.argv[i] == "--global-batch-size" || built.argv[i].starts_with("--global-batch-size=")) {
+      return;
+    }
+  }
+  if (job.unknown.count("training.global_batch_size") != 0) {
+    return;
+  }
+  const auto& p = job.spec.parallelism;
+  const int model_size = p.tp * p.pp * p.cp;
+  if (!job.cluster_known || model_size <= 0 || job.world % model_size != 0) {
+    job.unknown.insert("training.global_batch_size");
+    return;
+  }
+  job.spec.training.global_batch_size = job.spec.training.micro_batch_size * (job.world / model_size);
+}
+
 } // namespace
 
 void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob& job)
@@ -117,6 +139,7 @@ void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob&
   } else {
     job.unknown.insert("cluster");
   }
+  default_global_batch(built, job);
   auto here = [&](int offset) {
     const Position p = model.position(offset);
     return SourceLocation{path, p.line, p.column};

@@ -130,6 +130,7 @@ struct Launch
   // assignments, env NAME=v, srun --export=ALL,NAME=v, exports inside bash -c).
   std::vector<Assignment> env;
   bool export_none = false;  // srun --export=NONE (or a list without ALL)
+  bool sources = false;      // its own shell (bash -c '…') sources a file first: more variables may be set
 
   bool has(const std::string& tool) const;
   const LaunchStage* stage(const std::string& tool) const;

@@ -113,6 +113,9 @@ SubScript Evaluator::run_sub(const Word& text)
   }
   const Launch& inner = scratch.launches.front();
   out.found = true;
+  for (int offset : scratch.sources) {
+    out.sourced = out.sourced || offset < scratch.commands[static_cast<std::size_t>(inner.command)].begin;
+  }
   out.words = scratch.commands[static_cast<std::size_t>(inner.command)].words;
   for (const auto& a : scratch.assignments) {
     if (a.command < inner.command && a.exported && a.kind != AssignKind::unset) {

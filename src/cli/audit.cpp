@@ -11,15 +11,15 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "config/loader.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 
 #include <fmt/core.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -38,18 +38,7 @@ struct AuditArgs
 
 std::string read_input(const std::string& path)
 {
-  if (path == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read script '{}'", path);
-    error.hint = "check the path";
-    throw error;
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_file(path, "script", k_max_script_bytes);
 }
 
 AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -61,7 +50,15 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
     ("gpu", po::value<std::string>(), "GPU preset the scripts run on (default h100-80gb)")
     ("template", "treat the scripts as mustache templates ({{…}} are unknown values)")
     ("preset-dir", po::value<std::vector<std::string>>()->composing(), "extra preset directory");
-  const ParsedArgs parsed = parse_args("audit", options, args, -1);
+  // `--fix FILE` must not read FILE as the option's value: a bare --fix is
+  // --fix=write, whatever follows it.
+  std::vector<std::string> words = args;
+  for (auto& word : words) {
+    if (word == "--fix") {
+      word = "--fix=write";
+    }
+  }
+  const ParsedArgs parsed = parse_args("audit", options, words, -1);
   AuditArgs out;
   out.scripts = parsed.positional;
   if (out.scripts.empty()) {
@@ -139,12 +136,7 @@ void write_fix(const AuditArgs& args, const std::string& path, const std::string
     return;
   }
   if (fixed != text) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << fixed;
-    if (!out) {
-      SystemError error("cannot write '{}'", path);
-      throw error;
-    }
+    write_file_atomically(path, fixed);
   }
 }
 
@@ -159,6 +151,14 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
     const std::string text = read_input(path);
     audit::AuditOptions options = parsed.options;
     options.template_mode = parsed.force_template || path.ends_with(".mustache");
+    // A relative --output is relative to where sbatch runs: the current
+    // directory or, as scripts are usually submitted, the script's own.
+    const std::filesystem::path script_dir = std::filesystem::path(path).parent_path();
+    options.directory_exists = [script_dir, path](const std::string& dir) {
+      std::error_code ec;
+      return std::filesystem::is_directory(dir, ec)
+             || (path != "-" && std::filesystem::is_directory(script_dir / dir, ec));
+    };
     audit::AuditResult result = audit::audit_text(text, path, options);
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;

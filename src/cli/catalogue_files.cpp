@@ -2,13 +2,11 @@
 
 #include "cli/data_paths.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -16,18 +14,7 @@ namespace fs = std::filesystem;
 
 std::string read_text(const std::string& path, std::string_view what)
 {
-  if (path == "-") {
-    return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read {} '{}'", what, path);
-    error.hint = "check the path (a Slurm output file, e.g. logs/job-1234.out)";
-    throw error;
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_file(path, what, what == "log" ? SIZE_MAX : k_max_job_bytes);
 }
 
 static void add_file(diagnose::Catalogue& catalogue, const fs::path& path)

@@ -5,7 +5,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
-#include "cli/preflight.hpp"
+#include "preflight/judge.hpp"
 
 #include <fmt/core.h>
 
@@ -17,8 +17,8 @@ int run_check(const GlobalOptions& global, const std::vector<std::string>& args)
   add_job_options(options);
   const ParsedArgs parsed = parse_args("check", options, args);
   const config::JobSpec spec = load_job(parsed);
-  const Preflight result = preflight(spec);
-  const bool ok = !has_errors(result.findings);
+  const preflight::JudgedJob result = preflight::judge(spec);
+  const bool ok = !result.has_errors();
   if (global.json) {
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& finding : result.findings) {

@@ -42,5 +42,6 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
 int run_audit(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_runs(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_presets(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_tune(const GlobalOptions& global, const std::vector<std::string>& args);
 
 } // namespace lg::cli

@@ -12,9 +12,10 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "diagnose/diagnose.hpp"
-#include "estimate/fixes.hpp"
+#include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
+#include "util/terminal.hpp"
 
 #include <fmt/format.h>
 
@@ -24,6 +25,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
 
 namespace lg::cli {
@@ -33,9 +36,18 @@ namespace {
 namespace fs = std::filesystem;
 namespace po = boost::program_options;
 
-diagnose::Context make_context(const ParsedArgs& parsed)
+// The job file's judgement (diagnose --job): whether expandable segments
+// were in effect, and what the preflight would have refused.
+struct JobFacts
 {
   diagnose::Context context;
+  std::vector<Diagnostic> errors;  // the job's error findings (allocator_config_error, …)
+};
+
+JobFacts make_context(const ParsedArgs& parsed)
+{
+  JobFacts facts;
+  diagnose::Context& context = facts.context;
   if (parsed.vars.count("state") != 0) {
     context.slurm_state = parsed.vars["state"].as<std::string>();
     std::transform(context.slurm_state.begin(), context.slurm_state.end(), context.slurm_state.begin(),
@@ -45,9 +57,13 @@ diagnose::Context make_context(const ParsedArgs& parsed)
     ParsedArgs job_args = parsed;
     job_args.positional = {parsed.vars["job"].as<std::string>()};
     job_args.passthrough.clear();
-    context.expandable_segments_set = estimate::expandable_segments_enabled(load_job(job_args));
+    preflight::Options judge_options;
+    judge_options.with_what_if = false;
+    const preflight::JudgedJob judged = preflight::judge(load_job(job_args), judge_options);
+    context.expandable_segments_set = judged.allocator.expandable_in_effect();
+    facts.errors = judged.errors();
   }
-  return context;
+  return facts;
 }
 
 nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
@@ -64,6 +80,30 @@ nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
   if (!diagnosis.suggested_change.empty()) {
     document["suggested_change"] = diagnosis.suggested_change;
   }
+  if (diagnosis.first_failing_rank) {
+    document["first_failing_rank"] = *diagnosis.first_failing_rank;
+  }
+  if (!diagnosis.host.empty()) {
+    document["host"] = diagnosis.host;
+  }
+  if (!diagnosis.reason.empty()) {
+    document["reason"] = diagnosis.reason;
+  }
+  nlohmann::json consequences = nlohmann::json::array();
+  for (const auto& event : diagnosis.consequence_events) {
+    nlohmann::json entry = {{"category", event.category}, {"file", event.file}, {"line", event.line},
+                            {"text", event.text}};
+    if (event.rank) {
+      entry["rank"] = *event.rank;
+    }
+    if (!event.host.empty()) {
+      entry["host"] = event.host;
+    }
+    consequences.push_back(std::move(entry));
+  }
+  if (!consequences.empty()) {
+    document["consequences"] = std::move(consequences);
+  }
   return document;
 }
 
@@ -76,13 +116,42 @@ void print_oom(const diagnose::OomNumbers& oom)
              format_bytes(oom.outside_bytes()));
 }
 
+// "nccl_timeout on ranks 0-16, 18-63": which ranks each consequence hit.
+void print_consequence_ranks(const GlobalOptions& global, const diagnose::Diagnosis& d)
+{
+  std::map<std::string, std::set<int>> ranks;
+  for (const auto& event : d.consequence_events) {
+    if (event.rank) {
+      ranks[event.category].insert(*event.rank);
+    }
+  }
+  for (const auto& [category, set] : ranks) {
+    std::vector<std::string> runs;
+    for (auto it = set.begin(); it != set.end();) {
+      const int first = *it;
+      int last = first;
+      for (++it; it != set.end() && *it == last + 1; ++it) {
+        last = *it;
+      }
+      runs.push_back(first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+    }
+    fmt::print("  {} {} on rank{} {}\n", colorize(global.color, "dim", "then:"),
+               category == "unknown" ? "stopped (exit status, signal)" : category, set.size() == 1 ? "" : "s",
+               fmt::join(runs, ", "));
+  }
+}
+
 void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
 {
   const bool failed = d.category != "none";
   fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
              colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
   if (!d.reason.empty()) {
-    fmt::print("  why: {}\n", d.reason);
+    fmt::print("  why: {}\n", printable(d.reason));
+  }
+  if (d.first_failing_rank || !d.host.empty()) {
+    fmt::print("  first failing: {}{}{}\n", d.first_failing_rank ? fmt::format("rank {}", *d.first_failing_rank) : "",
+               d.first_failing_rank && !d.host.empty() ? " on " : "", d.host.empty() ? "" : "host " + d.host);
   }
   if (d.oom && global.verbose > 0) {
     print_oom(*d.oom);
@@ -90,10 +159,10 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
   if (!d.evidence.empty()) {
     fmt::print("{}\n", colorize(global.color, "bold", "evidence:"));
     for (const auto& e : d.evidence) {
-      fmt::print("  {}: {}\n", colorize(global.color, "cyan", fmt::format("{}:{}", e.file, e.line)), e.text);
+      fmt::print("  {}: {}\n", colorize(global.color, "cyan", printable(fmt::format("{}:{}", e.file, e.line))), printable(e.text));
     }
   }
-  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), d.fix);
+  fmt::print("{} {}\n", colorize(global.color, "green", "fix:"), printable(d.fix));
   if (!d.suggested_change.empty()) {
     fmt::print("{} {}\n", colorize(global.color, "bold", "suggested change:"), d.suggested_change);
   }
@@ -104,6 +173,7 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
     fmt::print("{} {}\n", colorize(global.color, "dim", "also seen (consequences):"),
                fmt::join(d.consequences, ", "));
   }
+  print_consequence_ranks(global, d);
 }
 
 } // namespace
@@ -126,7 +196,7 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
   const auto extra = parsed.vars.count("catalogue") != 0 ? parsed.vars["catalogue"].as<std::vector<std::string>>()
                                                          : std::vector<std::string>{};
   const diagnose::Matcher matcher(load_catalogue(extra));
-  const diagnose::Context context = make_context(parsed);
+  const JobFacts facts = make_context(parsed);
   std::vector<std::string> texts;
   texts.reserve(parsed.positional.size());
   std::vector<diagnose::LogFile> logs;
@@ -134,11 +204,23 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
     texts.push_back(read_text(path, "log"));
     logs.push_back({path == "-" ? "<stdin>" : path, texts.back()});
   }
-  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, context);
+  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, facts.context);
   if (global.json) {
-    print_json(to_json(diagnosis));
+    nlohmann::json document = to_json(diagnosis);
+    if (parsed.vars.count("job") != 0) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& finding : facts.errors) {
+        list.push_back(cli::to_json(finding));
+      }
+      document["job_findings"] = list;
+    }
+    print_json(document);
   } else {
     print_text(global, diagnosis);
+    if (!facts.errors.empty()) {
+      fmt::print("{}\n", colorize(global.color, "bold", "the job file (--job) also has errors the preflight refuses:"));
+      print_diagnostics(global, facts.errors);
+    }
   }
   return diagnosis.category == "none" ? k_exit_ok : k_exit_job_errors;
 }

@@ -7,6 +7,7 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "env/compose.hpp"
+#include "preflight/judge.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -112,7 +113,10 @@ int run_env(const GlobalOptions& global, const std::vector<std::string>& args)
                       ? parse_sets(parsed.vars["set"].as<std::vector<std::string>>())
                       : env::Assignments{};
   const config::JobSpec spec = load_job(parsed);
-  const env::Environment environment = env::compose(spec, sets);
+  preflight::Options judge_options;
+  judge_options.overrides = sets;
+  judge_options.with_estimate = false;
+  const env::Environment environment = preflight::judge(spec, judge_options).environment;
   if (format == "json") {
     print_json(to_json(environment));
   } else {

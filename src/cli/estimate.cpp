@@ -4,7 +4,11 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
-#include "env/compose.hpp"
+#include "cli/throughput_output.hpp"
+#include "preflight/judge.hpp"
+#include "throughput/throughput.hpp"
+
+#include <fmt/core.h>
 
 namespace lg::cli {
 
@@ -14,15 +18,38 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
   add_job_options(options);
   const ParsedArgs parsed = parse_args("estimate", options, args);
   const config::JobSpec spec = load_job(parsed);
-  estimate::Options estimate_options;
-  estimate_options.expandable_segments = env::has_expandable_segments(env::compose(spec, {}));
-  const estimate::Estimate result = estimate::estimate(spec, estimate_options);
-  if (global.json) {
-    print_json(to_json(result));
-  } else {
-    print_estimate(global, spec, result);
+  const preflight::JudgedJob judged = preflight::judge(spec);
+  // A PYTORCH_CUDA_ALLOC_CONF that PyTorch rejects changes the memory
+  // reading, so estimate reports it too (the same finding as check).
+  std::vector<Diagnostic> startup;
+  for (const auto& finding : judged.findings) {
+    if (finding.rule == env::k_allocator_config_error) {
+      startup.push_back(finding);
+    }
   }
-  return k_exit_ok;
+  const throughput::Throughput speed = throughput::predict(spec);
+  if (global.json) {
+    nlohmann::json document = to_json(judged.estimate);
+    document["throughput"] = to_json(speed);
+    document["throughput"]["main_cost"] = speed.main_cost;
+    document["throughput"]["costs"] = costs_json(speed);
+    if (!startup.empty()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& finding : startup) {
+        list.push_back(to_json(finding));
+      }
+      document["findings"] = list;
+    }
+    print_json(document);
+  } else {
+    if (!startup.empty()) {
+      print_diagnostics(global, startup);
+      fmt::print("\n");
+    }
+    print_estimate(global, spec, judged.estimate);
+    fmt::print("\n{}\n", throughput_line(speed));
+  }
+  return startup.empty() ? k_exit_ok : k_exit_job_errors;
 }
 
 } // namespace lg::cli

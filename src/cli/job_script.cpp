@@ -4,10 +4,9 @@
 #include "env/compose.hpp"
 #include "render/render.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
 #include "util/strings.hpp"
 
-#include <fstream>
-#include <sstream>
 
 namespace lg::cli {
 
@@ -17,15 +16,12 @@ namespace {
 
 std::string read_template(const fs::path& path)
 {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read template {}", path.string());
+  try {
+    return read_file(path.string(), "template", k_max_script_bytes);
+  } catch (InputError& error) {
     error.hint = "[launch] template is a shipped name (srun-native, torchrun) or a path";
-    throw error;
+    throw;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #include "cli/output.hpp"
 
 #include "cli/commands.hpp"
+#include "util/terminal.hpp"
 
 #include <fmt/core.h>
 
@@ -55,13 +56,13 @@ void print_diagnostics(const GlobalOptions& global, std::span<const Diagnostic> 
           where += fmt::format(":{}", d.where->column);
         }
       }
-      where += ": ";
+      where = printable(where) + ": ";
     }
     fmt::print("{}{}: {}{}\n", colorize(global.color, "bold", where),
-               colorize(global.color, severity_color(d.severity), to_string(d.severity)), d.message,
+               colorize(global.color, severity_color(d.severity), to_string(d.severity)), printable(d.message),
                d.rule.empty() ? "" : colorize(global.color, "dim", fmt::format(" [{}]", d.rule)));
     if (!d.fix.empty()) {
-      fmt::print("  {} {}\n", colorize(global.color, "green", "fix:"), d.fix);
+      fmt::print("  {} {}\n", colorize(global.color, "green", "fix:"), printable(d.fix));
     }
   }
 }

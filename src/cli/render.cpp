@@ -8,14 +8,13 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "cli/job_script.hpp"
-#include "cli/preflight.hpp"
-#include "env/compose.hpp"
-#include "render/render.hpp"
+#include "preflight/judge.hpp"
+#include "util/atomic_file.hpp"
 #include "util/error.hpp"
+#include "util/secrets.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -26,30 +25,6 @@ namespace {
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
-// The preflight findings (the same as `check`) plus the environment's, without
-// duplicates (the preflight may already include the env findings).
-std::vector<Diagnostic> findings_of(const config::JobSpec& spec, const env::Environment& environment)
-{
-  std::vector<Diagnostic> all = preflight(spec).findings;
-  for (const auto& finding : environment.findings) {
-    const bool seen = std::any_of(all.begin(), all.end(), [&](const Diagnostic& d) {
-      return d.rule == finding.rule && d.message == finding.message;
-    });
-    if (!seen) {
-      all.push_back(finding);
-    }
-  }
-  return all;
-}
-
-void write_output(const std::string& path, const std::string& script)
-{
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << script;
-  if (!out.flush()) {
-    throw SystemError("cannot write {}", path);
-  }
-}
 
 // Print the findings (stderr, errors and warnings only: advice is `check`'s
 // business) or the JSON document (every finding).
@@ -89,8 +64,8 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
   add_job_options(options);
   const ParsedArgs parsed = parse_args("render", options, args);
   const config::JobSpec spec = load_job(parsed);
-  const env::Environment environment = env::compose(spec, {});
-  const std::vector<Diagnostic> findings = findings_of(spec, environment);
+  const preflight::JudgedJob judged = preflight::judge(spec);
+  const std::vector<Diagnostic>& findings = judged.findings;
   const auto errors = std::count_if(findings.begin(), findings.end(),
                                     [](const Diagnostic& d) { return d.severity == Severity::error; });
   if (errors > 0 && parsed.vars.count("force") == 0U) {
@@ -100,10 +75,15 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
     }
     return report(global, findings, nullptr, true);
   }
-  const std::string script =
-    render_job_script(spec, environment);
+  const std::string script = render_job_script(spec, judged.environment);
   if (parsed.vars.count("output") != 0U) {
-    write_output(parsed.vars["output"].as<std::string>(), script);
+    // A script that carries a credential from [env] is readable by its owner only.
+    AtomicWriteOptions write;
+    if (!secrets::secret_names(spec.env).empty()) {
+      write.mode = 0600;
+      write.force_mode = true;
+    }
+    write_file_atomically(parsed.vars["output"].as<std::string>(), script, write);
   } else if (!global.json) {
     std::cout << script;
   }

@@ -7,7 +7,7 @@
 #include "cli/job_script.hpp"
 #include "cli/launch_support.hpp"
 #include "cli/output.hpp"
-#include "cli/preflight.hpp"
+#include "preflight/judge.hpp"
 #include "cli/estimate_output.hpp"
 #include "launch/journal.hpp"
 #include "util/error.hpp"
@@ -41,10 +41,10 @@ int max_attempts(const ParsedArgs& parsed, const config::JobSpec& spec)
   return spec.locations.count("retry") != 0 ? spec.retry.max_attempts : 1;
 }
 
-int dry_run(const GlobalOptions& global, const config::JobSpec& spec, const Preflight& preflight,
+int dry_run(const GlobalOptions& global, const config::JobSpec& spec, const preflight::JudgedJob& judged,
             const std::vector<std::string>& sbatch_args, int attempts)
 {
-  const std::string script = render_job_script(spec);
+  const std::string script = render_job_script(spec, judged.environment);
   std::vector<std::string> argv = {"sbatch", "--parsable", "--comment=lg-<run id>-a001"};
   argv.insert(argv.end(), sbatch_args.begin(), sbatch_args.end());
   argv.emplace_back("<state dir>/runs/<run id>/attempt-1/job.sbatch");
@@ -54,15 +54,15 @@ int dry_run(const GlobalOptions& global, const config::JobSpec& spec, const Pref
   }
   if (global.json) {
     nlohmann::json findings = nlohmann::json::array();
-    for (const auto& f : preflight.findings) {
+    for (const auto& f : judged.findings) {
       findings.push_back(to_json(f));
     }
-    print_json({{"dry_run", true}, {"findings", findings}, {"estimate", to_json(preflight.estimate)},
+    print_json({{"dry_run", true}, {"findings", findings}, {"estimate", to_json(judged.estimate)},
                 {"script", script}, {"sbatch", argv}, {"max_attempts", attempts}});
     return k_exit_ok;
   }
-  print_diagnostics(global, preflight.findings);
-  fmt::print("{}: {}\n", spec.name, verdict_line(global, preflight.estimate));
+  print_diagnostics(global, judged.findings);
+  fmt::print("{}: {}\n", spec.name, verdict_line(global, judged.estimate));
   fmt::print("\nwould run (no job submitted): {}\nup to {} attempt(s); retry ladder: {}\n\n", join(quoted, " "),
              attempts, join(spec.retry.fixes, " → "));
   std::cout << script;
@@ -89,9 +89,9 @@ int run_submit(const GlobalOptions& global, const std::vector<std::string>& args
     throw error;
   }
   const config::JobSpec spec = load_job(parsed);
-  const Preflight checked = preflight(spec);
+  const preflight::JudgedJob checked = preflight::judge(spec);
   const int attempts = max_attempts(parsed, spec);
-  if (has_errors(checked.findings) && parsed.vars.count("force") == 0) {
+  if (checked.has_errors() && parsed.vars.count("force") == 0) {
     if (!global.json) {
       print_diagnostics(global, checked.findings);
     }

@@ -4,12 +4,12 @@
 #include "config/toml_reader.hpp"
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
+#include "util/input.hpp"
+#include "util/nesting.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <tuple>
 
 namespace lg::config {
@@ -20,6 +20,7 @@ namespace {
 
 toml::table parse_toml(std::string_view text, const std::string& display_name)
 {
+  refuse_deep_toml(text, display_name);
   try {
     return toml::parse(text, std::string_view(display_name));
   } catch (const toml::parse_error& e) {
@@ -31,18 +32,14 @@ toml::table parse_toml(std::string_view text, const std::string& display_name)
   }
 }
 
-std::string read_file(const fs::path& path)
+std::string read_file(const fs::path& path, std::string_view what = "job file")
 {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    InputError error("cannot read '{}': {}", path.string(),
-                     fs::exists(path) ? "permission denied" : "no such file");
+  try {
+    return lg::read_file(path.string(), what, k_max_job_bytes);
+  } catch (InputError& error) {
     error.hint = "give the path of a job file, e.g. examples/llama3-70b-sft-h100.toml";
-    throw error;
+    throw;
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
 }
 
 [[noreturn]] void throw_problems(std::vector<Problem> problems)
@@ -85,7 +82,7 @@ void apply_model_preset(TomlReader& reader, const toml::node& preset_node, const
     reader.report(preset_node, e.what(), e.hint);
     return;
   }
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, "model preset");
   const toml::table table = parse_toml(text, path.string());
   const std::string job_file = reader.file();
   reader.set_file(path.string());
@@ -196,7 +193,7 @@ std::vector<std::pair<std::string, fs::path>> list_presets(const LoadOptions& op
 
 GpuSpec load_gpu_preset(const fs::path& path)
 {
-  const std::string text = read_file(path);
+  const std::string text = read_file(path, "GPU preset");
   const toml::table table = parse_toml(text, path.string());
   GpuSpec gpu;
   gpu.name = path.stem().string();

@@ -5,6 +5,7 @@
 
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
+#include "util/nesting.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -21,7 +22,7 @@ const std::vector<std::string> k_top_keys = {"version", "categories", "signature
 const std::vector<std::string> k_signature_keys = {
   "id", "category", "fact", "rank", "confidence", "patterns", "negative",
   "parse", "fix", "suggested_change", "retryable"};
-const std::vector<std::string> k_category_keys = {"fix", "suggested_change", "retryable"};
+const std::vector<std::string> k_category_keys = {"fix", "suggested_change", "retryable", "refines"};
 const std::vector<std::string> k_parsers = {"torch_oom"};
 
 class Reader
@@ -193,6 +194,9 @@ CategoryInfo Reader::category(const toml::table& table) const
         fail(node.source(), "'retryable' must be true or false");
       }
       info.retryable = *node.value<bool>();
+    } else if (key.str() == "refines") {
+      info.refines = string(node, key.str());
+      check_name(*this, node, info.refines, category_names(), "category");
     } else {
       (key.str() == "fix" ? info.fix : info.suggested_change) = string(node, key.str());
     }
@@ -202,6 +206,7 @@ CategoryInfo Reader::category(const toml::table& table) const
 
 toml::table parse_toml(std::string_view text, const std::string& display_name)
 {
+  refuse_deep_toml(text, display_name);
   try {
     return toml::parse(text, std::string_view(display_name));
   } catch (const toml::parse_error& e) {
@@ -256,7 +261,8 @@ const std::vector<std::string>& category_names()
     "nccl_error", "gpu_hardware", "illegal_memory_access", "slurm_time_limit",
     "slurm_preemption_or_node_failure", "cpu_offload_with_pp",
     "nccl_ub_expandable_segments", "allocator_config_error", "loss_nan_divergence",
-    "config_error", "import_error", "unknown", "none"};
+    "config_error", "import_error", "segfault", "device_assert", "rendezvous_error",
+    "port_in_use", "disk_full_or_quota", "shm_exhausted", "hang_no_progress", "unknown", "none"};
   return names;
 }
 
@@ -286,6 +292,19 @@ Catalogue parse_catalogue(std::string_view text, const std::string& display_name
     read_signatures(reader, *signatures, catalogue);
   }
   return catalogue;
+}
+
+bool is_same_or_refines(const Catalogue& catalogue, const std::string& predicted, const std::string& label)
+{
+  std::string at = predicted;
+  for (int depth = 0; depth < 8 && !at.empty(); ++depth) {  // a cycle in a user file ends here
+    if (at == label) {
+      return true;
+    }
+    const auto found = catalogue.categories.find(at);
+    at = found != catalogue.categories.end() ? found->second.refines : std::string();
+  }
+  return false;
 }
 
 void merge_catalogue(Catalogue& base, const Catalogue& extra)

@@ -37,6 +37,9 @@ struct CategoryInfo
   std::string fix;
   std::string suggested_change;  // a fix id ("expandable_segments") or empty
   bool retryable = false;
+  // The broader category this one refines ("port_in_use" refines
+  // "config_error"), or empty. A label of the broader category accepts it.
+  std::string refines;
 };
 
 struct Catalogue
@@ -48,6 +51,10 @@ struct Catalogue
 // Return the failure categories of SPEC.md, in its order, including
 // "unknown" and "none".
 const std::vector<std::string>& category_names();
+
+// Return true if `predicted` is `label` or refines it (catalogue's `refines`
+// chain), so a set labelled with the broader name still accepts it.
+bool is_same_or_refines(const Catalogue& catalogue, const std::string& predicted, const std::string& label);
 
 // Return the facts the diagnosis understands.
 const std::vector<std::string>& fact_names();

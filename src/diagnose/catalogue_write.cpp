@@ -58,9 +58,11 @@ std::string to_toml(const Catalogue& catalogue)
   root.insert("version", 1);
   toml::table categories;
   for (const auto& [name, info] : catalogue.categories) {
-    categories.insert(name, toml::table{{"fix", info.fix},
-                                        {"suggested_change", info.suggested_change},
-                                        {"retryable", info.retryable}});
+    toml::table entry{{"fix", info.fix}, {"suggested_change", info.suggested_change}, {"retryable", info.retryable}};
+    if (!info.refines.empty()) {
+      entry.insert("refines", info.refines);
+    }
+    categories.insert(name, std::move(entry));
   }
   root.insert("categories", std::move(categories));
   toml::array signatures;

@@ -1,6 +1,7 @@
 // Choosing the root cause among the hits and assembling the diagnosis.
 #include "diagnose/diagnose.hpp"
 
+#include "diagnose/origin.hpp"
 #include "diagnose/refine.hpp"
 #include "diagnose/timestamp.hpp"
 
@@ -8,7 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace lg::diagnose {
 
@@ -17,12 +20,14 @@ namespace {
 constexpr std::size_t k_lookback_lines = 32;  // for a timestamp above a hit
 constexpr std::size_t k_evidence_lines = 5;
 constexpr std::size_t k_evidence_chars = 400;
+constexpr std::size_t k_consequence_events = 128;
 
 struct Candidate
 {
   const Hit* hit = nullptr;  // null: the Slurm state
   const Signature* sig = nullptr;
   std::optional<Timestamp> time;
+  Origin origin;
 };
 
 // Return the timestamp of the hit's line, or of the nearest line above it.
@@ -100,6 +105,89 @@ Evidence evidence_of(const Candidate& candidate, const std::vector<LogFile>& log
   return {logs[candidate.hit->file].name, candidate.hit->line, std::move(text)};
 }
 
+// Order candidates in time: by timestamp when every one has one, else by
+// position (file, then line), which is time order within one log.
+void sort_in_time(std::vector<const Candidate*>& events)
+{
+  const bool all_timed = std::all_of(events.begin(), events.end(), [](const auto* c) { return c->time.has_value(); });
+  std::stable_sort(events.begin(), events.end(), [all_timed](const Candidate* a, const Candidate* b) {
+    if (all_timed) {
+      return compare(*a->time, *b->time) < 0;
+    }
+    const std::size_t fa = a->hit ? a->hit->file : SIZE_MAX;
+    const std::size_t fb = b->hit ? b->hit->file : SIZE_MAX;
+    return fa != fb ? fa < fb : (a->hit && b->hit && a->hit->line < b->hit->line);
+  });
+}
+
+// The hosts named by each log's NCCL lines, read once per log when needed.
+class HostLookup
+{
+public:
+  explicit HostLookup(const std::vector<LogFile>& logs)
+    : m_logs(logs),
+      m_hosts(logs.size())
+  {
+  }
+
+  // Return the host of `rank` in log `file`; in a per-rank file (several
+  // logs, or a rank in the name) the file's own host.
+  std::string host(std::size_t file, std::optional<int> rank)
+  {
+    if (!m_hosts[file]) {
+      m_hosts[file] = hosts_in_text(m_logs[file].text);
+    }
+    const Hosts& hosts = *m_hosts[file];
+    if (rank) {
+      if (const auto found = hosts.by_rank.find(*rank); found != hosts.by_rank.end()) {
+        return found->second;
+      }
+    }
+    const bool per_rank_file = m_logs.size() > 1 || rank_from_file_name(m_logs[file].name).has_value();
+    return per_rank_file ? hosts.first : std::string();
+  }
+
+private:
+  const std::vector<LogFile>& m_logs;
+  std::vector<std::optional<Hosts>> m_hosts;
+};
+
+// The first failing rank and host: the deciding line's, completed from the
+// same failure's next lines ("srun: error: n1: task 3: Out Of Memory" after
+// "Detected 1 oom_kill event"), then from lines naming both (srun's task
+// lines, NCCL's init lines).
+void set_origin(Diagnosis& diagnosis, const Candidate& winner, const std::vector<Candidate>& candidates,
+                HostLookup& hosts)
+{
+  diagnosis.first_failing_rank = winner.origin.rank;
+  diagnosis.host = winner.origin.host;
+  if (winner.hit == nullptr) {
+    return;
+  }
+  if (!winner.origin.rank) {
+    for (const auto& other : candidates) {
+      if (other.hit != nullptr && other.hit->file == winner.hit->file && other.sig->category == winner.sig->category &&
+          other.hit->line > winner.hit->line && other.hit->line <= winner.hit->line + k_evidence_lines &&
+          other.origin.rank) {
+        diagnosis.first_failing_rank = other.origin.rank;
+        diagnosis.host = diagnosis.host.empty() ? other.origin.host : diagnosis.host;
+        break;
+      }
+    }
+  }
+  if (!diagnosis.host.empty()) {
+    return;
+  }
+  for (const auto& other : candidates) {
+    if (other.origin.rank && other.origin.rank == diagnosis.first_failing_rank && !other.origin.host.empty() &&
+        other.hit != nullptr && other.hit->file == winner.hit->file) {
+      diagnosis.host = other.origin.host;
+      return;
+    }
+  }
+  diagnosis.host = hosts.host(winner.hit->file, diagnosis.first_failing_rank);
+}
+
 Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, const Context& context)
 {
   Facts facts;
@@ -116,9 +204,43 @@ Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, co
 
 void add_evidence_and_consequences(Diagnosis& diagnosis, const Candidate& winner,
                                    const std::vector<Candidate>& candidates,
-                                   const std::vector<LogFile>& logs, const Context& context)
+                                   const std::vector<LogFile>& logs, const Context& context, HostLookup& hosts)
 {
   diagnosis.evidence.push_back(evidence_of(winner, logs, context.slurm_state));
+  std::vector<const Candidate*> events;
+  std::set<std::tuple<std::string, std::optional<int>, std::size_t>> listed;  // category, rank, file
+  if (winner.hit != nullptr) {  // the deciding rank's own repeats are evidence, not consequences
+    listed.insert({winner.sig->category, winner.origin.rank, winner.hit->file});
+  }
+  std::map<std::pair<std::size_t, std::size_t>, int> best_on_line;  // (file, line) -> lowest causal rank
+  for (const auto& candidate : candidates) {
+    if (candidate.hit != nullptr) {
+      auto [entry, fresh] = best_on_line.try_emplace({candidate.hit->file, candidate.hit->line}, candidate.sig->rank);
+      entry->second = fresh ? entry->second : std::min(entry->second, candidate.sig->rank);
+    }
+  }
+  for (const auto& candidate : candidates) {
+    if (&candidate == &winner || candidate.hit == nullptr ||
+        (winner.hit != nullptr && candidate.hit->file == winner.hit->file && candidate.hit->line == winner.hit->line) ||
+        best_on_line[{candidate.hit->file, candidate.hit->line}] < candidate.sig->rank) {
+      continue;  // one line is one event, read as its most specific signature
+    }
+    if (candidate.hit == winner.hit || listed.insert({candidate.sig->category, candidate.origin.rank,
+                                                      candidate.hit->file}).second == false) {
+      continue;
+    }
+    events.push_back(&candidate);
+  }
+  sort_in_time(events);
+  for (const Candidate* event : events) {
+    if (diagnosis.consequence_events.size() == k_consequence_events) {
+      break;
+    }
+    Evidence line = evidence_of(*event, logs, context.slurm_state);
+    std::string host = event->origin.host.empty() ? hosts.host(event->hit->file, event->origin.rank) : event->origin.host;
+    diagnosis.consequence_events.push_back({event->sig->category, event->origin.rank, std::move(host),
+                                            std::move(line.file), line.line, std::move(line.text)});
+  }
   std::set<std::pair<std::string, std::size_t>> seen{{diagnosis.evidence[0].file, diagnosis.evidence[0].line}};
   std::vector<std::pair<int, std::string>> others;
   for (const auto& candidate : candidates) {
@@ -143,31 +265,38 @@ void add_evidence_and_consequences(Diagnosis& diagnosis, const Candidate& winner
   }
 }
 
-// No cause found: "unknown" with the exit-status lines as evidence when Slurm
-// says the job failed, else "none" (an exit status alone is no diagnosis).
-Diagnosis no_cause(const std::vector<Hit>& hits, const std::vector<LogFile>& logs,
-                   const Context& context, const Facts& facts, const Catalogue& catalogue)
+// No failure line at all: "unknown" when Slurm says the job failed, else
+// "none" (no evidence of a failure).
+Diagnosis no_cause(const Context& context, const Catalogue& catalogue)
 {
   Diagnosis diagnosis;
   if (!is_failed_state(context.slurm_state)) {
-    diagnosis.confidence = facts.job_failed ? 0.5 : 0.8;
+    diagnosis.confidence = 0.8;
     diagnosis.fix = "No failure found in the logs; nothing to change.";
-    diagnosis.reason = facts.job_failed
-                         ? "the logs show the job stopped with an error status, but no known failure "
-                           "signature; give the Slurm state (--state) to report it as unknown"
-                         : "no failure signature matched";
+    diagnosis.reason = "no failure line (error, exit status, signal, teardown) in the logs";
     return diagnosis;
   }
   diagnosis.category = "unknown";
   diagnosis.confidence = 0.2;
-  diagnosis.reason = fmt::format("Slurm says {} but no known signature matched the logs", context.slurm_state);
+  diagnosis.reason = fmt::format("Slurm says {} but the logs have no failure line", context.slurm_state);
   apply_defaults(diagnosis, nullptr, catalogue);
-  for (const Hit& hit : hits) {
-    if (catalogue.signatures[hit.signature].fact == "job_failed" && diagnosis.evidence.size() < k_evidence_lines) {
-      diagnosis.evidence.push_back({logs[hit.file].name, hit.line, std::string(hit.text.substr(0, k_evidence_chars))});
-    }
-  }
+  diagnosis.evidence.push_back({"slurm", 0, fmt::format("job state {}", context.slurm_state)});
   return diagnosis;
+}
+
+// A fact signature (a user catalogue's "job_failed") stands for the job
+// stopping: an "unknown" failure line, like the shipped job-stopped lines.
+const Signature& job_failed_signature()
+{
+  static const Signature sig = [] {
+    Signature s;
+    s.id = "fact-job-failed";
+    s.category = "unknown";
+    s.rank = 95;
+    s.confidence = 0.3;
+    return s;
+  }();
+  return sig;
 }
 
 } // namespace
@@ -190,16 +319,18 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   std::vector<Candidate> candidates;
   for (const Hit& hit : hits) {
     const Signature& sig = catalogue.signatures[hit.signature];
-    if (!sig.category.empty()) {
-      candidates.push_back({&hit, &sig, timestamp_near(logs[hit.file].text, hit)});
+    const Signature* as = !sig.category.empty() ? &sig : sig.fact == "job_failed" ? &job_failed_signature() : nullptr;
+    if (as != nullptr) {
+      const LogFile& log = logs[hit.file];
+      candidates.push_back({&hit, as, timestamp_near(log.text, hit), origin_of_hit(log.text, hit.offset, log.name)});
     }
   }
   const auto state_sig = state_signature(context.slurm_state.substr(0, context.slurm_state.find(' ')));
   if (state_sig) {
-    candidates.push_back({nullptr, &*state_sig, std::nullopt});
+    candidates.push_back({nullptr, &*state_sig, std::nullopt, {}});
   }
   if (candidates.empty()) {
-    return no_cause(hits, logs, context, facts, catalogue);
+    return no_cause(context, catalogue);
   }
   const Candidate& winner = choose(candidates);
   Diagnosis diagnosis;
@@ -211,11 +342,16 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
     refine_oom(diagnosis, gather_oom_message(logs[winner.hit->file].text, winner.hit->offset), facts,
                catalogue);
   }
-  apply_facts(diagnosis, facts);
+  if (diagnosis.category == "unknown" && diagnosis.reason.empty()) {
+    diagnosis.reason = "the logs show a failure (the evidence line) but no known cause";
+  }
+  apply_facts(diagnosis, facts, winner.hit != nullptr ? winner.hit->text : std::string_view(), catalogue);
   if (state_sig && state_sig->category == diagnosis.category) {
     diagnosis.confidence = std::max(diagnosis.confidence, 0.95);
   }
-  add_evidence_and_consequences(diagnosis, winner, candidates, logs, context);
+  HostLookup hosts(logs);
+  add_evidence_and_consequences(diagnosis, winner, candidates, logs, context, hosts);
+  set_origin(diagnosis, winner, candidates, hosts);
   return diagnosis;
 }
 

@@ -1,13 +1,16 @@
 // diagnose: log text in, failure category + evidence + fix out. Pure: the
 // caller reads the files and the catalogue; nothing here touches the disk.
 //
-// Root-cause ordering (failure_signatures.md "Root-cause ordering"): every
-// signature has a causal rank; the lowest rank seen wins, and among hits of
-// that rank the first in time (line order within a file, timestamps across
-// files when every candidate has one, else file order). So an NCCL watchdog
-// timeout (rank 55) never beats an OOM on another rank (30), and Slurm's
-// "CANCELLED AT ..." without "DUE TO" (90) is never a cause when anything
-// else is there.
+// Root-cause ordering: every signature has a causal rank; the lowest rank
+// seen wins, and among hits of that rank the first in time (line order
+// within a file, timestamps across files when every candidate has one, else
+// file order). So an NCCL watchdog timeout (rank 55) never beats an OOM on
+// another rank (30), and Slurm's "CANCELLED AT ..." without "DUE TO" (95) is
+// never a cause when anything else is there. The deciding line's rank and
+// host are the first failing rank and its host (diagnose/origin.hpp); every
+// other failure line is listed as a consequence, with its own rank and host.
+// A failure line without a known cause (an exception, an exit status, a
+// SIGTERM) makes the diagnosis "unknown"; "none" means no failure line at all.
 #pragma once
 
 #include "diagnose/catalogue.hpp"
@@ -39,6 +42,18 @@ struct Evidence
   std::string text;
 };
 
+// One failure line other than the deciding one (another rank's timeout, a
+// SIGTERM sent by the launcher, the Slurm teardown).
+struct Event
+{
+  std::string category;
+  std::optional<int> rank;
+  std::string host;
+  std::string file;
+  std::size_t line = 0;
+  std::string text;
+};
+
 struct Diagnosis
 {
   std::string category = "none";  // SPEC.md category, "unknown" or "none"
@@ -51,6 +66,9 @@ struct Diagnosis
   std::string reason;              // why this category, in one or two sentences
   std::string signature;           // id of the deciding signature
   std::vector<std::string> consequences;  // other categories seen, read as consequences
+  std::vector<Event> consequence_events;  // the lines behind them, in time order (capped)
+  std::optional<int> first_failing_rank;  // the rank of the deciding line, when the log shows it
+  std::string host;  // the host of the deciding line (the node to exclude for hardware), or empty
 };
 
 // Return true if `state` is a Slurm state of a job that did not succeed.

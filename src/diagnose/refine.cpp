@@ -98,16 +98,27 @@ void refine_oom(Diagnosis& diagnosis, std::string_view message, const Facts& fac
   }
 }
 
-void apply_facts(Diagnosis& diagnosis, const Facts& facts)
+void apply_facts(Diagnosis& diagnosis, const Facts& facts, std::string_view deciding_line,
+                 const Catalogue& catalogue)
 {
-  if (facts.training_finished && diagnosis.category == "slurm_time_limit") {
-    diagnosis.fix = "Training had finished (\"[after training is done]\") and the job then hung at "
-                    "shutdown until the time limit: a shutdown hang (process groups not destroyed, "
-                    "dataloader workers, an async checkpoint writer), not a reason to ask for more "
-                    "time.";
-    diagnosis.suggested_change.clear();
-    diagnosis.retryable = false;
+  const bool stopped_by_slurm =
+    diagnosis.category == "slurm_time_limit" ||
+    (diagnosis.category == "unknown" && deciding_line.find("***") != std::string_view::npos);
+  if (!facts.training_finished || !stopped_by_slurm) {
+    return;
   }
+  diagnosis.category = "hang_no_progress";
+  diagnosis.confidence = 0.8;
+  diagnosis.signature = "fact-training-finished";
+  apply_defaults(diagnosis, nullptr, catalogue);
+  diagnosis.reason = "training had finished (\"[after training is done]\") when Slurm stopped the job";
+  diagnosis.fix = "Training had finished and the job then hung at shutdown until Slurm stopped it: a "
+                  "shutdown hang (process groups not destroyed with destroy_process_group(), "
+                  "dataloader workers or an async checkpoint writer still running), not a reason to "
+                  "ask for more time. Make the script exit after training (destroy the process groups, "
+                  "join the checkpoint writer) and check that the last checkpoint was written.";
+  diagnosis.suggested_change.clear();
+  diagnosis.retryable = false;
 }
 
 } // namespace lg::diagnose

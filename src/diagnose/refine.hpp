@@ -32,7 +32,10 @@ std::string gather_oom_message(std::string_view text, std::size_t offset);
 void refine_oom(Diagnosis& diagnosis, std::string_view message, const Facts& facts,
                 const Catalogue& catalogue);
 
-// Adjust the fix for facts that change it (shutdown hang before a time limit).
-void apply_facts(Diagnosis& diagnosis, const Facts& facts);
+// Adjust the diagnosis for facts that change it: training had finished when
+// Slurm stopped the job (`deciding_line` is the time-limit or teardown line)
+// is a shutdown hang, hang_no_progress, not a reason to ask for more time.
+void apply_facts(Diagnosis& diagnosis, const Facts& facts, std::string_view deciding_line,
+                 const Catalogue& catalogue);
 
 } // namespace lg::diagnose

@@ -3,7 +3,8 @@
 #include "env/alloc_merge.hpp"
 
 #include "env/allocator_conf.hpp"
-#include "util/edit_distance.hpp"
+#include "env/allocator_settings.hpp"
+#include "util/strings.hpp"
 
 #include <fmt/core.h>
 
@@ -27,32 +28,30 @@ const char* origin_words(Layer layer)
   return layer == Layer::command_line ? "--set" : "the job's [env]";
 }
 
-void check_parts(const AllocConf& user, const config::JobSpec& spec, Layer layer,
-                 std::vector<Diagnostic>& findings)
+// PyTorch refuses the whole string at the first CUDA allocation: one error
+// finding per user layer whose value it would reject, with its message.
+void check_user_value(const std::string& value, const config::JobSpec& spec, Layer layer,
+                      std::vector<Diagnostic>& findings)
 {
-  for (const auto& part : user.malformed) {
-    findings.push_back(Diagnostic{
-      Severity::error, "env.alloc_conf_malformed",
-      fmt::format("PYTORCH_CUDA_ALLOC_CONF part \"{}\" from {} is not key:value (PyTorch rejects "
-                  "the whole setting at the first CUDA allocation); it is left out",
-                  part, origin_words(layer)),
-      "write each setting as key:value, separated by commas", where_for(spec, layer)});
-  }
-  const auto& known = known_alloc_keys();
-  for (const auto& entry : user.entries) {
-    if (std::find(known.begin(), known.end(), entry.key) != known.end()) {
-      continue;
+  const AllocatorSettings settings = parse_allocator_settings(value);
+  if (!settings.error) {
+    if (!settings.ignored_by_async.empty()) {
+      findings.push_back(Diagnostic{
+        Severity::warning, "env.alloc_conf_async_ignores",
+        fmt::format("PYTORCH_CUDA_ALLOC_CONF from {} chooses backend:cudaMallocAsync and sets {}, which only "
+                    "the native caching allocator reads; PyTorch warns \"{}\" and ignores them",
+                    origin_words(layer), join(settings.ignored_by_async, ", "), k_async_ignores_warning),
+        "drop those keys, or drop backend:cudaMallocAsync to keep them", where_for(spec, layer)});
     }
-    const auto near = nearest(entry.key, known);
-    findings.push_back(Diagnostic{
-      Severity::warning, "env.alloc_conf_unknown_key",
-      fmt::format("PYTORCH_CUDA_ALLOC_CONF key \"{}\" from {} is not a caching-allocator key this "
-                  "version of launchguard knows; PyTorch stops with \"Unrecognized key\" if it "
-                  "does not know it either",
-                  entry.key, origin_words(layer)),
-      near ? fmt::format("did you mean \"{}\"?", *near) : std::string("check the key's spelling"),
-      where_for(spec, layer)});
+    return;
   }
+  const AllocatorError& e = *settings.error;
+  findings.push_back(Diagnostic{
+    Severity::error, k_allocator_config_error,
+    fmt::format("PYTORCH_CUDA_ALLOC_CONF \"{}\" from {} is rejected by PyTorch at the first CUDA allocation, "
+                "so the job dies at start-up; upstream: RuntimeError: {} (PyTorch 2.4-2.7: \"{}\")",
+                value, origin_words(layer), e.message, e.message_before_2_8),
+    e.fix, where_for(spec, layer)});
 }
 
 void report_conflict(const AllocEntry& entry, const std::string& policy_value,
@@ -108,10 +107,12 @@ Variable merge_alloc_conf(const JobFeatures& features, const config::JobSpec& sp
       continue;
     }
     const AllocConf parsed = parse_alloc_conf(user.value);
-    check_parts(parsed, spec, user.layer, findings);
+    check_user_value(user.value, spec, user.layer, findings);
+    const bool rejected = !parse_allocator_settings(user.value).valid();
     for (const auto& entry : parsed.entries) {
       const auto previous = conf.get(entry.key);
-      if (previous && *previous != entry.value && origin[entry.key] == Layer::policy) {
+      // A value PyTorch rejects already has its error; no conflict on top.
+      if (previous && *previous != entry.value && origin[entry.key] == Layer::policy && !rejected) {
         report_conflict(entry, *previous, policy, spec, user.layer, findings);
       }
       conf.set(entry.key, entry.value);
@@ -120,6 +121,12 @@ Variable merge_alloc_conf(const JobFeatures& features, const config::JobSpec& sp
     if (!parsed.entries.empty()) {
       top = user.layer;
     }
+  }
+  // backend:cudaMallocAsync replaces the caching allocator: the policy's
+  // expandable_segments would only earn PyTorch's "ignores" warning.
+  if (conf.get("backend") == "cudaMallocAsync" && origin["expandable_segments"] == Layer::policy) {
+    conf.erase("expandable_segments");
+    origin.erase("expandable_segments");
   }
   const auto expandable = conf.get("expandable_segments");
   if (features.nccl_ub && !(expandable && alloc_value_is_true(*expandable))) {
@@ -135,8 +142,7 @@ bool alloc_has_expandable(const Variable& alloc)
   if (alloc.action == Action::unset) {
     return false;
   }
-  const auto value = parse_alloc_conf(alloc.value).get("expandable_segments");
-  return value && alloc_value_is_true(*value);
+  return parse_allocator_settings(alloc.value).expandable_in_effect();
 }
 
 } // namespace lg::env

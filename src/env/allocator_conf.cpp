@@ -33,10 +33,31 @@ void AllocConf::erase(std::string_view key)
   std::erase_if(entries, [&](const AllocEntry& entry) { return entry.key == key; });
 }
 
+namespace {
+
+// Split at the commas between settings, not at those inside a [ ] list
+// (roundup_power2_divisions:[64:8,256:4]).
+std::vector<std::string> top_level_parts(std::string_view text)
+{
+  std::vector<std::string> parts(1);
+  int depth = 0;
+  for (char c : text) {
+    depth += c == '[' ? 1 : c == ']' ? -1 : 0;
+    if (c == ',' && depth <= 0) {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
+
+} // namespace
+
 AllocConf parse_alloc_conf(std::string_view text)
 {
   AllocConf conf;
-  for (const std::string& part : split(text, ',')) {
+  for (const std::string& part : top_level_parts(text)) {
     const std::string_view trimmed = trim(part);
     if (trimmed.empty()) {
       continue;

@@ -32,7 +32,8 @@ struct AllocConf
   bool empty() const { return entries.empty(); }
 };
 
-// Parse "k1:v1,k2:v2". Whitespace around keys and values is trimmed, empty
+// Parse "k1:v1,k2:[a:b,c:d]" for merging (allocator_settings.hpp checks it
+// the way PyTorch does). Whitespace around keys and values is trimmed, empty
 // parts are skipped, parts without ':' are kept in `malformed`.
 AllocConf parse_alloc_conf(std::string_view text);
 

@@ -7,14 +7,40 @@
 #include "env/allocator_conf.hpp"
 #include "env/hard_rules.hpp"
 #include "env/policy.hpp"
+#include "util/secrets.hpp"
 
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace lg::env {
 
 namespace {
+
+std::optional<SourceLocation> where_in_job(const config::JobSpec& spec, const std::string& name)
+{
+  auto where = spec.location_of("env." + name);
+  return where ? where : spec.location_of("env");
+}
+
+// A credential in [env] or --set is written into the rendered script and the
+// run journal; passing it through the submit environment keeps it off disk.
+Diagnostic secret_finding(const std::string& name, Layer layer, const config::JobSpec& spec)
+{
+  return Diagnostic{
+    Severity::warning, "env.secret_in_job",
+    fmt::format("{} ({}) looks like a credential: it is written into the rendered sbatch script and the run journal",
+                name, layer == Layer::job ? "job [env]" : "--set"),
+    fmt::format("leave {} out of the job and export it in the shell that runs `launchguard submit`: sbatch's default "
+                "--export=ALL carries it into the job without writing it to disk (launchguard keeps files that hold "
+                "a secret at mode 0600)",
+                name),
+    layer == Layer::job ? where_in_job(spec, name) : std::nullopt};
+}
 
 // Valid user assignments in layer order (job first, then command line); an
 // invalid name becomes an error finding and is dropped.
@@ -25,6 +51,9 @@ std::vector<UserValue> collect_user_values(const config::JobSpec& spec,
   std::vector<UserValue> out;
   auto add = [&](const auto& pair, Layer layer) {
     if (is_valid_name(pair.first)) {
+      if (secrets::holds_secret(pair.first, pair.second)) {
+        findings.push_back(secret_finding(pair.first, layer, spec));
+      }
       out.push_back({pair.first, pair.second, layer});
       return;
     }
@@ -86,14 +115,27 @@ bool is_policy_name(std::string_view name)
   return std::any_of(rows.begin(), rows.end(), [&](const PolicyRow& r) { return r.name == name; });
 }
 
+// Append the user's variables the policy has no row for, each once, in
+// first-seen order with its last value. Linear: a job may set 1e6 of them.
 void add_user_only(const std::vector<UserValue>& users, Environment& env)
 {
+  std::unordered_map<std::string_view, const UserValue*> last;
   for (const auto& user : users) {
-    if (is_policy_name(user.name) || env.find(user.name) != nullptr) {
+    last[user.name] = &user;
+  }
+  std::unordered_set<std::string_view> done;
+  for (const auto& variable : env.variables) {
+    done.insert(variable.name);
+  }
+  std::vector<Variable> added;
+  for (const auto& user : users) {
+    if (!done.insert(user.name).second || is_policy_name(user.name)) {
       continue;
     }
-    env.variables.push_back(user_variable(*last_user_value(users, user.name), std::nullopt));
+    added.push_back(user_variable(*last[user.name], std::nullopt));
   }
+  env.variables.insert(env.variables.end(), std::make_move_iterator(added.begin()),
+                       std::make_move_iterator(added.end()));
 }
 
 } // namespace

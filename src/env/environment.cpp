@@ -1,6 +1,6 @@
 #include "env/environment.hpp"
 
-#include "env/allocator_conf.hpp"
+#include "env/allocator_settings.hpp"
 
 namespace lg::env {
 
@@ -31,12 +31,7 @@ const char* to_string(Layer layer)
 
 bool has_expandable_segments(const Environment& environment)
 {
-  const Variable* v = environment.find(k_alloc_conf);
-  if (v == nullptr || v->action == Action::unset) {
-    return false;
-  }
-  const auto value = parse_alloc_conf(v->value).get("expandable_segments");
-  return value && alloc_value_is_true(*value);
+  return allocator_settings_of(environment).expandable_in_effect();
 }
 
 bool is_valid_name(std::string_view name)

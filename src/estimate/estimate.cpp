@@ -9,7 +9,6 @@
 #include "estimate/parameters.hpp"
 #include "estimate/pipeline.hpp"
 #include "estimate/placement.hpp"
-#include "estimate/what_if.hpp"
 
 #include <algorithm>
 
@@ -128,9 +127,6 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   out.parameters.per_gpu = static_cast<std::int64_t>(per_gpu);
   out.verdict = verdict_of(out.peak_bytes, out.capacity_bytes);
   add_assumptions(spec, options, out);
-  if (options.with_what_if) {
-    out.what_if = what_if_table(spec, options, out);
-  }
   return out;
 }
 

@@ -54,7 +54,7 @@ struct Estimate
   double capacity_bytes = 0;          // GPU capacity from the GPU preset
   int most_loaded_pp_rank = 0;
   Verdict verdict = Verdict::fits;
-  std::vector<WhatIf> what_if;
+  std::vector<WhatIf> what_if;  // filled by the preflight (preflight/what_if.hpp), not here
   std::vector<std::string> assumptions;  // what the estimate assumed, in words
 };
 
@@ -63,8 +63,6 @@ struct Options
   // Whether PYTORCH_CUDA_ALLOC_CONF has expandable_segments:True in the job's
   // composed environment. Off adds a fragmentation allowance.
   bool expandable_segments = true;
-  // Compute the what-if table (off inside what-if evaluation itself).
-  bool with_what_if = true;
 };
 
 // Estimate per-GPU memory for `spec`. Never throws for a spec that passed

@@ -3,7 +3,7 @@
 #include "launch/runner_steps.hpp"
 
 #include "diagnose/diagnose.hpp"
-#include "estimate/fixes.hpp"
+#include "preflight/judge.hpp"
 #include "launch/retry.hpp"
 #include "render/render.hpp"
 #include "util/bytes.hpp"
@@ -59,7 +59,7 @@ diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::str
   }
   diagnose::Context facts;
   facts.slurm_state = state;
-  facts.expandable_segments_set = estimate::expandable_segments_enabled(spec);
+  facts.expandable_segments_set = preflight::expandable_segments_on(spec);
   return diagnose::diagnose(logs, *context.matcher, facts);
 }
 

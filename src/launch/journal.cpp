@@ -2,6 +2,7 @@
 
 #include "util/error.hpp"
 #include "util/fault.hpp"
+#include "util/input.hpp"
 #include "util/process.hpp"
 
 #include <fcntl.h>
@@ -15,9 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 namespace lg::launch {
 
@@ -247,10 +246,14 @@ std::vector<Record> Journal::records(int* damaged) const
   std::vector<Record> out;
   int bad = 0;
   for (const auto& file : files) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto document = nlohmann::json::parse(text.str(), nullptr, false);
+    std::string text;
+    try {
+      text = read_file(file.string(), "journal record", k_max_record_bytes);
+    } catch (const InputError&) {
+      ++bad;  // unreadable (a planted FIFO or directory): skipped like a garbled record
+      continue;
+    }
+    const auto document = nlohmann::json::parse(text, nullptr, false);
     if (document.is_discarded() || !document.is_object() || !document.contains("seq")
         || !document["seq"].is_number_integer() || !document.contains("type") || !document["type"].is_string()) {
       ++bad;
@@ -284,10 +287,13 @@ bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) con
     if (rc == 0) {
       return true;
     }
-    std::ifstream in(target);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto holder = nlohmann::json::parse(text.str(), nullptr, false);
+    std::string text;
+    try {
+      text = read_file(target.string(), "claim", k_max_record_bytes);
+    } catch (const InputError&) {
+      return false;  // not readable as a claim: someone else's; ask again later
+    }
+    const auto holder = nlohmann::json::parse(text, nullptr, false);
     if (holder.is_discarded() || !holder.is_object()) {
       return false;  // being written right now; ask again later
     }

@@ -1,8 +1,7 @@
 #include "launch/retry.hpp"
 
-#include "estimate/estimate.hpp"
-#include "estimate/fixes.hpp"
-#include "rules/rules.hpp"
+#include "preflight/fixes.hpp"
+#include "preflight/judge.hpp"
 
 #include <fmt/format.h>
 
@@ -60,22 +59,22 @@ RetryDecision memory_retry(const config::JobSpec& spec, const RetryInput& input)
     }
     // A fragmentation fix cannot help a capacity OOM with segments already on,
     // and apply_fix returns nullopt for fixes that do not apply.
-    auto applied = estimate::apply_fix(spec, fix);
+    auto applied = preflight::apply_fix(spec, fix);
     if (!applied) {
       skipped.push_back(fix + " (does not apply)");
       continue;
     }
-    estimate::Options options;
+    preflight::Options options;
     options.with_what_if = false;
-    options.expandable_segments = estimate::expandable_segments_enabled(applied->spec);
-    const auto predicted = estimate::estimate(applied->spec, options);
+    const preflight::JudgedJob judged = preflight::judge(applied->spec, options);
+    const estimate::Estimate& predicted = judged.estimate;
     if (predicted.verdict == estimate::Verdict::oom && fix != "expandable_segments") {
       skipped.push_back(fix + " (predicted not to fit)");
       continue;
     }
     // A fix that breaks a constraint (more PP than the layers allow a VPP
     // split for, say) would only trade an OOM for a config error.
-    if (has_errors(rules::check(applied->spec, predicted))) {
+    if (judged.has_errors()) {
       skipped.push_back(fix + " (breaks a constraint rule)");
       continue;
     }

@@ -2,7 +2,7 @@
 // live in submission.cpp and attempt_watch.cpp.
 #include "launch/runner.hpp"
 
-#include "estimate/fixes.hpp"
+#include "preflight/fixes.hpp"
 #include "launch/retry.hpp"
 #include "launch/runner_steps.hpp"
 #include "util/error.hpp"
@@ -134,7 +134,7 @@ config::JobSpec attempt_spec(const config::JobSpec& base, const RunState& state,
       break;
     }
     if (attempt.number >= 2 && !attempt.fix.empty()) {
-      if (auto applied = estimate::apply_fix(spec, attempt.fix)) {
+      if (auto applied = preflight::apply_fix(spec, attempt.fix)) {
         spec = std::move(applied->spec);
       }
     }

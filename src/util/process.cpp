@@ -13,6 +13,8 @@
 // from posix_spawnp itself (glibc reports them), so no self-pipe is needed.
 #include "util/process.hpp"
 
+#include "util/error.hpp"
+#include "util/input.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/core.h>
@@ -28,8 +30,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string_view>
 #include <thread>
 #include <utility>
@@ -435,8 +435,12 @@ bool any_process_with_argument(std::string_view needle)
     if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
-    std::ifstream in(it->path() / "cmdline", std::ios::binary);
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string cmdline;
+    try {
+      cmdline = read_file((it->path() / "cmdline").string(), "command line", k_max_record_bytes);
+    } catch (const InputError&) {
+      continue;  // the process has gone
+    }
     if (cmdline.find(needle) != std::string::npos) {
       return true;
     }

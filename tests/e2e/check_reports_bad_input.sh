@@ -25,6 +25,6 @@ rc=$?
 rc2=$?
 set -e
 expect_eq "$rc" "2"
-expect_contains err.txt "cannot read 'no-such-file.toml'"
+expect_contains err.txt "cannot read job file 'no-such-file.toml'"
 expect_eq "$rc2" "2"
 expect_contains err2.txt "did you mean 'check'?"

@@ -123,3 +123,26 @@ TEST_CASE("loader: recompute as an inline table")
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("loader: a 50,000-level table header is an input error, not a stack overflow")
+{
+  // Issue 10: toml++ recursed once per level and overflowed (SIGSEGV).
+  std::string text = "[a";
+  for (int i = 0; i < 50000; ++i) {
+    text += ".a";
+  }
+  text += "]\n";
+  CHECK(load_error(text).find("job.toml:1:") == 0);
+  CHECK(load_error(text).find("nested more than 64 levels") != std::string::npos);
+}
+
+TEST_CASE("loader: 100,000 [env] keys load, in file order, without a quadratic search")
+{
+  // Issue 10: each key searched all earlier ones (1e6 keys never finished).
+  std::string text = "[model]\npreset = \"llama3-8b\"\n[env]\n";
+  for (int i = 0; i < 100000; ++i) {
+    text += "K" + std::to_string(i) + " = \"v\"\n";
+  }
+  const auto spec = lg::config::load_job_text(text, "job.toml", shipped());
+  CHECK(spec.env.size() == 100000);
+}

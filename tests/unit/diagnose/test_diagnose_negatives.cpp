@@ -1,4 +1,7 @@
-// Lines that look like failures but are not (failure_signatures.md §8).
+// Lines that look like failures but are not: warnings, config dumps,
+// progress and memory reports with alarming words (each from the upstream
+// project named in the line itself: PyTorch c10 warnings, Megatron-LM's
+// training.py / report_memory, DeepSpeed's loss_scaler.py, NCCL INFO, Slurm).
 #include "diagnose/diagnose.hpp"
 
 #include <doctest/doctest.h>
@@ -34,8 +37,17 @@ TEST_CASE("negatives: benign look-alikes give none")
     "Trainer.fit stopped: max_steps reached",
     "INFO colossalai - [3/1000] Forward GPU memory usage: 8367.72 MB, CPU memory usage: 44096.98 MB",
     "Loading checkpoint shards: 100%|##########| 4/4 [00:10<00:00,  2.51s/it]",
-    "[2023-09-18 08:19:24,158] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) "
-    "local_rank: 0 (pid: 986) of binary: /usr/bin/python",
+    // c10d warns while trying IPv6 first (torch/csrc/distributed/c10d/socket.cpp); harmless
+    "[W socket.cpp:436] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family "
+    "not supported by protocol).",
+    "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot "
+    "assign requested address).",
+    // Hugging Face Trainer and Lightning progress with finite losses
+    "{'loss': 0.4512, 'grad_norm': 1.234, 'learning_rate': 4.5e-05, 'epoch': 0.12}",
+    "Epoch 0:  10%|#         | 100/1000 [00:30<04:30,  3.33it/s, loss=2.31, v_num=0]",
+    "node1:123:456 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:10.0.0.1<0>",
+    "  nan_check_interval .............................. 100",
+    "Saving checkpoint to /checkpoints/iter_0001000 (no space left is checked by the writer)",
   };
   for (const char* line : lines) {
     CAPTURE(line);
@@ -54,6 +66,19 @@ TEST_CASE("negatives: the fragmentation hint inside an OOM message is not eviden
     "memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and "
     "PYTORCH_CUDA_ALLOC_CONF";
   CHECK(diagnose({{"job.out", text}}, matcher).category == "cuda_oom_capacity");
+}
+
+TEST_CASE("negatives: an exit status without a known cause is unknown with that line as evidence, never none")
+{
+  // torch/distributed/elastic/multiprocessing/api.py: "failed (exitcode: 1) local_rank: …"
+  const Matcher matcher(default_catalogue());
+  const Diagnosis d = diagnose({{"job.out", "[2023-09-18 08:19:24,158] torch.distributed.elastic.multiprocessing.api: "
+                                            "[ERROR] failed (exitcode: 1) local_rank: 0 (pid: 986) of binary: "
+                                            "/usr/bin/python\n"}},
+                               matcher);
+  CHECK(d.category == "unknown");
+  REQUIRE(d.evidence.size() == 1);
+  CHECK(d.evidence[0].line == 1);
 }
 
 TEST_CASE("negatives: an empty log and no logs give none")

@@ -91,10 +91,15 @@ TEST_CASE("ordering: a time limit after training finished is a shutdown hang, no
                            "slurmstepd: error: *** STEP 9.0 ON n1 CANCELLED AT 2024-09-01T12:00:00 DUE TO TIME "
                            "LIMIT ***\n";
   const Diagnosis d = diagnose({{"job.out", text}}, matcher());
-  CHECK(d.category == "slurm_time_limit");
+  CHECK(d.category == "hang_no_progress");
   CHECK_FALSE(d.retryable);
   CHECK(d.suggested_change.empty());
   CHECK(d.fix.find("shutdown hang") != std::string::npos);
+  // Megatron-Bridge#3427: the step cancelled after "[after training is done]", no reason printed
+  const std::string teardown = "[after training is done] datetime: 2026-04-20 03:17:08\n"
+                               "[2026-04-20T03:25:23.011] error: *** STEP 1942963.1 ON n1 CANCELLED AT "
+                               "2026-04-20T03:25:23 ***\n";
+  CHECK(diagnose({{"job.out", teardown}}, matcher()).category == "hang_no_progress");
 }
 
 TEST_CASE("ordering: a garbage 1EB request after a desync does not beat the timeout")

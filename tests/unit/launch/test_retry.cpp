@@ -1,4 +1,4 @@
-#include "estimate/fixes.hpp"
+#include "preflight/judge.hpp"
 #include "launch/retry.hpp"
 #include "support/builders.hpp"
 
@@ -10,14 +10,14 @@ TEST_CASE("retry: a fragmentation OOM without expandable segments retries with t
 {
   auto spec = lg::testing::llama3_70b_sft();
   spec.env = {{"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:False"}};
-  REQUIRE_FALSE(lg::estimate::expandable_segments_enabled(spec));
+  REQUIRE_FALSE(lg::preflight::expandable_segments_on(spec));
   lg::launch::RetryInput input;
   input.category = "cuda_oom_fragmentation";
   input.suggested_change = "expandable_segments";
   const auto decision = lg::launch::decide_retry(spec, input);
   CHECK(decision.kind == lg::launch::RetryKind::with_fix);
   CHECK(decision.fix == "expandable_segments");
-  CHECK(lg::estimate::expandable_segments_enabled(decision.spec));
+  CHECK(lg::preflight::expandable_segments_on(decision.spec));
 }
 
 TEST_CASE("retry: a capacity OOM with expandable segments on moves down the ladder")

@@ -1,5 +1,6 @@
 #include "rules_test_support.hpp"
 
+#include "support/generated_docs.hpp"
 #include "util/strings.hpp"
 
 #include <cstdlib>
@@ -60,21 +61,7 @@ TEST_CASE("catalogue: ids are unique, dotted and documented")
 
 TEST_CASE("catalogue: docs/rules.md lists every rule (LG_UPDATE_DOCS=1 rewrites the table)")
 {
-  const std::filesystem::path doc = std::filesystem::path(LG_SOURCE_DIR) / "docs" / "rules.md";
-  const std::string begin = "<!-- catalogue:begin -->\n";
-  const std::string end = "<!-- catalogue:end -->";
-  std::string text = read_text(doc);
-  const auto b = text.find(begin);
-  const auto e = text.find(end);
-  REQUIRE(b != std::string::npos);
-  REQUIRE(e != std::string::npos);
-  const std::string table = docs_table();
-  if (std::getenv("LG_UPDATE_DOCS") != nullptr) {
-    text.replace(b + begin.size(), e - b - begin.size(), table);
-    std::ofstream(doc) << text;
-  }
-  const auto table_end = text.find(end);
-  CHECK(text.substr(b + begin.size(), table_end - b - begin.size()) == table);
+  lg::testing::check_generated_section(std::filesystem::path(LG_SOURCE_DIR) / "docs" / "rules.md", docs_table());
 }
 
 TEST_CASE("catalogue: every rule has a test that names it")

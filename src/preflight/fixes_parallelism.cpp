@@ -1,10 +1,10 @@
 // Parallelism fixes: double PP (keeping DP when more GPUs are the only way,
 // halving it on a fixed GPU count) and double TP (the last resort).
-#include "estimate/fixes_parallelism.hpp"
+#include "preflight/fixes_parallelism.hpp"
 
 #include <string>
 
-namespace lg::estimate {
+namespace lg::preflight {
 
 namespace {
 
@@ -74,4 +74,4 @@ std::optional<AppliedFix> fix_increase_tp(const config::JobSpec& spec)
   return fix;
 }
 
-} // namespace lg::estimate
+} // namespace lg::preflight

@@ -1,9 +1,9 @@
 // The parallelism fixes (used by apply_fix).
 #pragma once
 
-#include "estimate/fixes.hpp"
+#include "preflight/fixes.hpp"
 
-namespace lg::estimate {
+namespace lg::preflight {
 
 // Double PP: DP halves on the same GPUs when it is even, else the node count
 // doubles to keep DP. nullopt when layers (or VPP chunks) do not divide, with
@@ -14,4 +14,4 @@ std::optional<AppliedFix> fix_increase_pp(const config::JobSpec& spec);
 // halves (or nodes double when DP is odd).
 std::optional<AppliedFix> fix_increase_tp(const config::JobSpec& spec);
 
-} // namespace lg::estimate
+} // namespace lg::preflight

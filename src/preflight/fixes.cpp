@@ -1,19 +1,23 @@
-// The source document's memory fixes as JobSpec transformations, with the
-// throughput costs it measured (memory-tuning.md, rules_and_env.md C.1/C.3).
-#include "estimate/fixes.hpp"
+// The memory fixes as JobSpec transformations, with the throughput costs the
+// Megatron Bridge memory-tuning guide measured.
+#include "preflight/fixes.hpp"
 
-#include "estimate/fixes_parallelism.hpp"
+#include "preflight/fixes_parallelism.hpp"
+
+#include "env/allocator_conf.hpp"
+#include "env/allocator_settings.hpp"
+#include "env/compose.hpp"
 
 #include <algorithm>
 #include <string>
 
-namespace lg::estimate {
+namespace lg::preflight {
 namespace {
 
 using config::JobSpec;
 using config::RecomputeGranularity;
 
-constexpr const char* k_alloc_conf = "PYTORCH_CUDA_ALLOC_CONF";
+using env::k_alloc_conf;
 
 // Return the value of the last `key` in the job's env, if any.
 const std::string* env_value(const JobSpec& spec, const char* key)
@@ -27,35 +31,25 @@ const std::string* env_value(const JobSpec& spec, const char* key)
   return found;
 }
 
-// Merge expandable_segments:True into an allocator config, key by key.
-std::string merge_alloc_conf(const std::string& conf)
-{
-  std::string out;
-  std::size_t begin = 0;
-  while (begin <= conf.size()) {
-    const std::size_t end = std::min(conf.find(',', begin), conf.size());
-    const std::string item = conf.substr(begin, end - begin);
-    if (!item.empty() && item.rfind("expandable_segments", 0) != 0) {
-      out += item + ",";
-    }
-    begin = end + 1;
-  }
-  return out + "expandable_segments:True";
-}
-
+// Expandable segments, merged key by key into the job's own allocator string.
+// Does not apply when they are already in effect, with NCCL user buffers
+// (incompatible), or with backend:cudaMallocAsync (which ignores them).
 std::optional<AppliedFix> fix_expandable(const JobSpec& spec)
 {
-  if (expandable_segments_enabled(spec) || spec.training.nccl_ub) {
-    return std::nullopt;  // already on, or incompatible with NCCL user buffers
+  const env::AllocatorSettings current = env::allocator_settings_of(env::compose(spec, {}));
+  if (current.expandable_in_effect() || current.cuda_malloc_async || spec.training.nccl_ub) {
+    return std::nullopt;
   }
   AppliedFix fix{spec, "", "0% (no throughput cost)"};
-  const std::string* current = env_value(spec, k_alloc_conf);
-  const std::string merged = merge_alloc_conf(current ? *current : std::string());
-  auto& env = fix.spec.env;
-  env.erase(std::remove_if(env.begin(), env.end(),
-                           [](const auto& kv) { return kv.first == k_alloc_conf; }),
-            env.end());
-  env.emplace_back(k_alloc_conf, merged);
+  const std::string* value = env_value(spec, k_alloc_conf);
+  env::AllocConf conf = env::parse_alloc_conf(value != nullptr ? *value : std::string());
+  conf.erase("expandable_segments");
+  conf.set("expandable_segments", "True");
+  const std::string merged = env::format_alloc_conf(conf);
+  auto& vars = fix.spec.env;
+  vars.erase(std::remove_if(vars.begin(), vars.end(), [](const auto& kv) { return kv.first == k_alloc_conf; }),
+             vars.end());
+  vars.emplace_back(k_alloc_conf, merged);
   fix.description = std::string(k_alloc_conf) + "=" + merged;
   return fix;
 }
@@ -144,20 +138,4 @@ std::optional<AppliedFix> apply_fix(const JobSpec& spec, std::string_view fix)
   return std::nullopt;
 }
 
-bool expandable_segments_enabled(const JobSpec& spec)
-{
-  // The env composer merges the user's allocator string key by key into the
-  // policy's expandable_segments:True, so only an explicit value turns it off.
-  if (const std::string* conf = env_value(spec, k_alloc_conf)) {
-    if (conf->find("expandable_segments:True") != std::string::npos ||
-        conf->find("expandable_segments:true") != std::string::npos) {
-      return true;
-    }
-    if (conf->find("expandable_segments") != std::string::npos) {
-      return false;
-    }
-  }
-  return !spec.training.nccl_ub;
-}
-
-} // namespace lg::estimate
+} // namespace lg::preflight

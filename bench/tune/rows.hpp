@@ -1,0 +1,36 @@
+// Rows of bridge_performance.json (parsed from the Megatron Bridge performance
+// summaries) and the JobSpec each published layout stands for.
+#pragma once
+
+#include "config/job_spec.hpp"
+#include "config/loader.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace lg::bench {
+
+struct Row
+{
+  std::string release, task, model, label, system, precision;
+  int gpus = 0, gbs = 0, mbs = 0, seq = 0, fsdp = 0, tp = 1, pp = 1, cp = 1, vpp = 0, ep = 1;
+  double tokens = 0;  // measured tokens/s/GPU
+  double tflops = 0;  // measured Model TFLOP/s/GPU
+  bool without_mtp = false;
+  std::string problem() const;  // release|task|model|system|precision|gpus|gbs|seq
+};
+
+std::vector<Row> read_rows(const nlohmann::json& doc);
+
+// The job text of a published layout under the Bridge performance recipes'
+// settings (SP with TP, TP/DP overlap, distributed optimizer, bf16 grads).
+std::string job_text(const Row& row);
+
+config::JobSpec row_spec(const Row& row, const config::LoadOptions& options);
+
+// GPUs per node of a system (4 on GB200/GB300 trays, 8 on DGX boards).
+int gpus_per_node(const std::string& system);
+
+} // namespace lg::bench

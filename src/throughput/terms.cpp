@@ -1,0 +1,57 @@
+#include "throughput/terms.hpp"
+
+#include <algorithm>
+
+namespace lg::throughput {
+
+double gemm_seconds(double m, double n, double k, double in_bytes, double flops_rate,
+                    double hbm_rate)
+{
+  if (m <= 0 || n <= 0 || k <= 0) {
+    return 0;
+  }
+  const double compute = flops_rate > 0 ? 2 * m * n * k / flops_rate : 0;
+  const double traffic = (m * k + k * n) * in_bytes + m * n * 2;
+  return compute + (hbm_rate > 0 ? traffic / hbm_rate : 0);
+}
+
+double ring_seconds(double bytes, int group, double bw)
+{
+  if (group <= 1 || bw <= 0) {
+    return 0;
+  }
+  return (group - 1.0) / group * bytes / bw;
+}
+
+double all_to_all_seconds(double bytes, int group, int local, double fast_bw, double slow_bw)
+{
+  if (group <= 1) {
+    return 0;
+  }
+  local = std::clamp(local, 1, group);
+  const double share = bytes / group;
+  const double fast = fast_bw > 0 ? share * (local - 1) / fast_bw : 0;
+  const double slow = slow_bw > 0 ? share * (group - local) / slow_bw : 0;
+  return std::max(fast, slow);  // the two links carry their shares at the same time
+}
+
+double exposed_seconds(double comm, double window, double eff, bool overlapped)
+{
+  if (comm <= 0) {
+    return 0;
+  }
+  if (!overlapped) {
+    return comm;
+  }
+  return std::max((1 - eff) * comm, comm - eff * std::max(0.0, window));
+}
+
+double bubble_seconds(int pp, int vpp, double microbatch_seconds)
+{
+  if (pp <= 1) {
+    return 0;
+  }
+  return (pp - 1.0) / std::max(1, vpp) * microbatch_seconds;
+}
+
+} // namespace lg::throughput

@@ -1,0 +1,30 @@
+// The cost terms of the throughput model, each a small formula in seconds so
+// it can be checked by hand (tests/unit/throughput). Pure.
+#pragma once
+
+namespace lg::throughput {
+
+// One GEMM (M x K) * (K x N) as a roofline sum: 2MNK FLOPs at `flops_rate`
+// plus its operand traffic (inputs `in_bytes` per element, 2-byte output) at
+// `hbm_rate` bytes/s. A sum, not a max: small GEMMs pay for both.
+double gemm_seconds(double m, double n, double k, double in_bytes, double flops_rate,
+                    double hbm_rate);
+
+// Ring all-gather or reduce-scatter of `bytes` (the full, gathered size) over
+// `group` ranks at `bw` bytes/s per rank: (g - 1) / g * bytes / bw. 0 for g <= 1.
+double ring_seconds(double bytes, int group, double bw);
+
+// All-to-all where each rank sends `bytes` spread evenly over `group` ranks,
+// of which the first `local` (itself included) sit in its NVLink domain: the
+// share to the local ranks goes at `fast_bw`, the rest at `slow_bw`.
+double all_to_all_seconds(double bytes, int group, int local, double fast_bw, double slow_bw);
+
+// What of a communication of `comm` seconds stays on the critical path when it
+// is overlapped with `window` seconds of computation at efficiency `eff`:
+// max((1 - eff) * comm, comm - eff * window). `overlapped` false: all of it.
+double exposed_seconds(double comm, double window, double eff, bool overlapped);
+
+// Pipeline bubble of 1F1B / interleaved 1F1B: (pp - 1) / vpp microbatch times.
+double bubble_seconds(int pp, int vpp, double microbatch_seconds);
+
+} // namespace lg::throughput

@@ -1,0 +1,140 @@
+#include "tune/search.hpp"
+
+#include "estimate/parameters.hpp"
+#include "rules/rules.hpp"
+
+#include <algorithm>
+
+namespace lg::tune {
+namespace {
+
+// The verdict rule's headroom (estimate.cpp): fits up to 90% of capacity.
+constexpr double k_fits_fraction = 0.90;
+
+void mark_pareto(std::vector<Candidate>& candidates)
+{
+  // Best first already; walk by peak ascending and keep each one faster than
+  // every lighter one.
+  std::vector<std::size_t> order(candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return candidates[a].band_bytes < candidates[b].band_bytes;
+  });
+  double best = -1;
+  for (std::size_t i : order) {
+    if (candidates[i].throughput.tokens_per_sec_per_gpu > best) {
+      candidates[i].pareto = true;
+      best = candidates[i].throughput.tokens_per_sec_per_gpu;
+    }
+  }
+}
+
+// Parameters that are not routed experts, and routed-expert parameters, of
+// the whole model.
+std::pair<double, double> dense_and_expert_parameters(const config::JobSpec& spec)
+{
+  double experts = 0;
+  const int layers = spec.model.num_layers + std::max(0, spec.model.mtp_num_layers);
+  for (int i = 0; i < layers; ++i) {
+    experts += static_cast<double>(estimate::layer_parameters(spec.model, i).routed);
+  }
+  const double total = static_cast<double>(
+      estimate::count_parameters(spec.model, config::padded_vocab_size(spec)).total);
+  return {std::max(0.0, total - experts), experts};
+}
+
+// A lower bound of the estimate's peak that needs no estimate: the bf16
+// weights and the gradient buffers of the average stage (the estimate adds
+// optimizer state, activations, workspaces and takes the heaviest stage).
+double peak_lower_bound(const config::JobSpec& spec, const Layout& l, double dense, double experts)
+{
+  if (l.fsdp) {
+    return 0;
+  }
+  const double per_gpu = dense / (l.tp * l.pp) + experts / (std::max(1, l.ep * l.etp) * l.pp);
+  const bool lora = spec.peft.method == "lora";
+  const double grad = lora ? 0 : (spec.training.optimizer.grad_dtype == "bf16" ? 2 : 4);
+  return per_gpu * (2 + grad);
+}
+
+} // namespace
+
+config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate)
+{
+  config::JobSpec spec = request.base;
+  apply_layout(candidate.layout, result.recompute_choices, result.keep, spec);
+  return spec;
+}
+
+Result search(const Request& request)
+{
+  Result result;
+  const config::JobSpec& base = request.base;
+  const int layers_per_chunk = std::max(
+      1, base.model.num_layers / std::max(1, base.parallelism.pp * base.parallelism.vpp.value_or(1)));
+  result.recompute_choices = recompute_choices(base.model, layers_per_chunk);
+  const Layout fixed = layout_of(base, result.recompute_choices);
+  result.keep.tp_comm = base.locations.count("training.tp_comm_overlap") != 0;
+  result.keep.grad_reduce = base.locations.count("training.overlap_grad_reduce") != 0;
+  result.keep.param_gather = base.locations.count("training.overlap_param_gather") != 0;
+  result.capacity_bytes = static_cast<double>(base.cluster.gpu_info.capacity_bytes);
+  const double limit = k_fits_fraction * result.capacity_bytes;
+
+  estimate::Options options;
+  options.expandable_segments = request.expandable_segments;
+  config::JobSpec work = base;  // one working copy, rewritten per layout
+  const auto [dense_params, expert_params] = dense_and_expert_parameters(base);
+  const SpaceCounts counts = enumerate(
+      base, request.free, fixed, static_cast<int>(result.recompute_choices.size()), [&](const Layout& layout) {
+        if (peak_lower_bound(base, layout, dense_params, expert_params) > limit) {
+          ++result.pruned_by_memory;
+          return;
+        }
+        apply_layout(layout, result.recompute_choices, result.keep, work);
+        const estimate::Estimate est = estimate::estimate(work, options);
+        const double band = est.peak_bytes;
+        if (est.verdict != estimate::Verdict::fits || band > limit) {
+          ++result.pruned_by_memory;
+          return;
+        }
+        const auto findings = rules::check(work, est);
+        if (has_errors(findings)) {
+          ++result.pruned_by_rules;
+          return;
+        }
+        Candidate c;
+        c.layout = layout;
+        c.peak_bytes = est.peak_bytes;
+        c.band_bytes = band;
+        for (const auto& stage : est.stages) {
+          c.stage_peaks.push_back(stage.device_peak_bytes);
+        }
+        c.verdict = est.verdict;
+        for (const auto& f : findings) {
+          c.warnings += f.severity == Severity::warning ? 1 : 0;
+        }
+        c.throughput = throughput::predict(work);
+        result.candidates.push_back(std::move(c));
+      });
+  result.searched = counts.searched;
+  result.pruned_by_rules += counts.structurally_invalid;
+  std::stable_sort(result.candidates.begin(), result.candidates.end(),
+                   [](const Candidate& a, const Candidate& b) {
+                     if (a.throughput.tokens_per_sec_per_gpu != b.throughput.tokens_per_sec_per_gpu) {
+                       return a.throughput.tokens_per_sec_per_gpu > b.throughput.tokens_per_sec_per_gpu;
+                     }
+                     return a.band_bytes < b.band_bytes;
+                   });
+  if (!result.candidates.empty()) {
+    const double best = result.candidates.front().throughput.tokens_per_sec_per_gpu;
+    for (auto& c : result.candidates) {
+      c.relative = best > 0 ? c.throughput.tokens_per_sec_per_gpu / best : 0;
+    }
+  }
+  mark_pareto(result.candidates);
+  return result;
+}
+
+} // namespace lg::tune

@@ -1,0 +1,54 @@
+// The search behind `launchguard tune`: enumerate the layout space, prune
+// with the memory model (the peak's upper edge must fit within the headroom
+// of the verdict rule) and with the same rules as `check`, rank the survivors
+// by predicted throughput, and mark the memory vs throughput Pareto front.
+// Pure: no I/O.
+#pragma once
+
+#include "config/job_spec.hpp"
+#include "estimate/estimate.hpp"
+#include "throughput/throughput.hpp"
+#include "tune/layout.hpp"
+#include "tune/space.hpp"
+
+#include <vector>
+
+namespace lg::tune {
+
+struct Request
+{
+  config::JobSpec base;     // the job (or the spec built from --model/--gpu/…)
+  Free free;                // what may change
+  bool expandable_segments = true;  // from the job's composed environment
+};
+
+struct Candidate
+{
+  Layout layout;
+  double peak_bytes = 0;   // device peak of the most loaded stage
+  double band_bytes = 0;   // upper edge of the estimate's band (the point estimate until bands exist)
+  std::vector<double> stage_peaks;  // per pipeline rank
+  estimate::Verdict verdict = estimate::Verdict::fits;
+  int warnings = 0;        // rule warnings (errors prune)
+  throughput::Throughput throughput;
+  double relative = 1;     // tokens/s/GPU relative to the best
+  bool pareto = false;     // on the memory vs throughput front
+};
+
+struct Result
+{
+  long searched = 0;
+  long pruned_by_rules = 0;
+  long pruned_by_memory = 0;
+  std::vector<Candidate> candidates;  // every survivor, best first
+  std::vector<RecomputeChoice> recompute_choices;
+  OverlapKeep keep;
+  double capacity_bytes = 0;
+};
+
+Result search(const Request& request);
+
+// The full job of `candidate`: the request's base with the layout applied.
+config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate);
+
+} // namespace lg::tune

@@ -1,0 +1,175 @@
+// Patterns that produced false alarms on public launch scripts nobody here
+// had tuned for (issue 13). Each script is synthetic: it reproduces the
+// pattern (a Megatron-DeepSpeed launch, a placeholder used on many lines,
+// torchrun under a c10d rendezvous …), not any one script.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+namespace {
+
+bool any_severity(const AuditResult& r, lg::Severity s)
+{
+  for (const auto& f : r.findings) {
+    if (f.diagnostic.severity == s) {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("Megatron-DeepSpeed: memory not judged (ZeRO), no Megatron-LM layout or VPP advice")
+{
+  // --pp-partition-method lets DeepSpeed's PipelineModule place 70 layers on
+  // 12 stages (Megatron-DeepSpeed megatron/model/gpt_model.py, PipelineModule
+  // partition_method), so layers % pp is not a rule there.
+  const AuditResult r = run(R"(#SBATCH --nodes=48
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node=8
+srun torchrun --nproc_per_node 8 --nnodes 48 pretrain_gpt.py --tensor-model-parallel-size 4 \
+  --pipeline-model-parallel-size 12 --num-layers 70 --hidden-size 14336 --num-attention-heads 112 \
+  --seq-length 2048 --micro-batch-size 2 --global-batch-size 2048 --deepspeed --zero-stage 0 \
+  --pp-partition-method 'type:transformer|embedding'
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "memory.oom").empty());
+  CHECK(with_rule(r, "parallelism.layers_divisible_by_pp").empty());
+  CHECK(with_rule(r, "pipeline.pp_without_vpp").empty());
+  CHECK(with_rule(r, "sequence_parallel.recommended_with_tp").empty());
+  const auto memory = with_rule(r, "audit.memory_unknown");
+  REQUIRE(memory.size() == 1);
+  CHECK(memory[0]->diagnostic.message.find("memory not judged") == 0);
+  CHECK(memory[0]->diagnostic.severity == lg::Severity::advice);
+}
+
+TEST_CASE("a flag the estimator does not model gives 'memory not judged', never an OOM error")
+{
+  const AuditResult r = run(R"(#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=8
+#SBATCH --gpus-per-node=8
+srun python pretrain_vlm.py --tensor-model-parallel-size 1 --num-layers 80 --hidden-size 8192 \
+  --num-attention-heads 64 --seq-length 8192 --micro-batch-size 4 --global-batch-size 32 --freeze-LM
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "memory.oom").empty());
+  const auto memory = with_rule(r, "audit.memory_unknown");
+  REQUIRE(memory.size() == 1);
+  CHECK(memory[0]->diagnostic.message.find("does not model") != std::string::npos);
+}
+
+TEST_CASE("a missing --global-batch-size is Megatron's default MBS x DP, not 1")
+{
+  // megatron/training/arguments.py: global_batch_size = micro_batch_size * data_parallel_size when unset.
+  const AuditResult r = run(R"(#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=8
+#SBATCH --gpus-per-node=8
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+srun python pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-size 1024 \
+  --num-attention-heads 16 --micro-batch-size 4 --sequence-parallel
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "parallelism.gbs_divisible").empty());
+  CHECK(with_rule(r, "parallelism.batch_positive").empty());
+}
+
+TEST_CASE("a rule never reads a value the audit lists as unknown (: \"${TP:=8}\" in a branch)")
+{
+  const AuditResult r = run(R"(#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=8
+#SBATCH --gpus-per-node=8
+if [ "$MODEL" = big ]; then
+  : "${TP:=8}"
+else
+  : "${TP:=4}"
+fi
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+srun python pretrain_gpt.py --tensor-model-parallel-size $TP --num-layers 8 --hidden-size 1024 \
+  --num-attention-heads 16 --micro-batch-size 1 --global-batch-size 64
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "optimizer.distributed_optimizer_off").empty());
+  CHECK(with_rule(r, "sequence_parallel.disabled_without_tp").empty());
+}
+
+TEST_CASE("one placeholder is one finding listing the lines that use it")
+{
+  const AuditResult r = run(R"(#!/bin/bash
+#SBATCH --job-name=__JOB_NAME__
+#SBATCH --output=__OUTPUT_DIR__/out.txt
+#SBATCH --error=__OUTPUT_DIR__/err.txt
+#SBATCH --partition=your_partition
+srun --container-mounts=__OUTPUT_DIR__/x:/x python train.py
+)");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 3);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);  // a job name Slurm accepts as written
+  CHECK(found[1]->diagnostic.message.find("__OUTPUT_DIR__") != std::string::npos);
+  CHECK(found[1]->diagnostic.message.find("lines 4, 6") != std::string::npos);
+  CHECK(found[1]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[2]->diagnostic.message.find("your_partition") != std::string::npos);
+  CHECK(with_rule(r, "audit.output_directory").empty());
+}
+
+TEST_CASE("--output directory: created before a self-submission is fine; absolute paths are the cluster's")
+{
+  AuditOptions options = h100_options();
+  options.directory_exists = [](const std::string&) { return false; };
+  const AuditResult self = run(R"(#!/bin/bash
+#SBATCH --output=logs/%j.out
+if [ -z "$SLURM_JOB_ID" ]; then
+  mkdir -p logs
+  sbatch "$0"
+  exit
+fi
+srun python train.py
+)", options);
+  CHECK(with_rule(self, "audit.output_directory").empty());
+  const AuditResult absolute = run("#!/bin/bash\n#SBATCH --output=/root/job/%j.out\nsrun python train.py\n", options);
+  CHECK(with_rule(absolute, "audit.output_directory").empty());
+  const AuditResult late = run("#!/bin/bash\n#SBATCH --output=logs/%j.out\nmkdir -p logs\nsrun python train.py\n", options);
+  const auto found = with_rule(late, "audit.output_directory");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("mkdir on line 3 runs only after") != std::string::npos);
+}
+
+TEST_CASE("torchrun --node_rank from the batch host is harmless under a c10d rendezvous")
+{
+  const AuditResult r = run(R"(#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node=8
+srun torchrun --nproc_per_node 8 --nnodes 2 --node_rank=$SLURM_NODEID --rdzv_backend c10d \
+  --rdzv_endpoint host:29500 train.py
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.per_task_variable").empty());
+}
+
+TEST_CASE("a file sourced inside the task's shell may set the environment: no 'not set' error")
+{
+  const AuditResult r = run(R"(#SBATCH -N 1
+#SBATCH --ntasks-per-node=8
+#SBATCH --gpus-per-node=8
+srun bash -c "source /results/env_vars.sh; python pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-size 1024 --num-attention-heads 16 --micro-batch-size 1 --global-batch-size 8"
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "env.cuda_device_max_connections_tp_cp").empty());
+}
+
+TEST_CASE("a program that only takes Megatron flags may be a wrapper: process count unknown, no world-size error")
+{
+  const AuditResult r = run(R"(#SBATCH -N 1
+#SBATCH --gpus-per-node=8
+export CUDA_DEVICE_MAX_CONNECTIONS=1
+srun -N1 python run.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-size 1024 --num-attention-heads 16 \
+  --micro-batch-size 1 --global-batch-size 8
+)");
+  CAPTURE(describe(r));
+  CHECK_FALSE(any_severity(r, lg::Severity::error));
+  CHECK(with_rule(r, "audit.gpus_mismatch").empty());
+}

@@ -1,0 +1,48 @@
+// Each cost term of the throughput model against a case computed by hand.
+#include "throughput/terms.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::throughput;
+
+TEST_CASE("gemm_seconds: 2MNK at the rate plus operand traffic at HBM speed")
+{
+  // 1000^3 GEMM at 1 TFLOP/s: 2e9 / 1e12 = 2 ms; bf16 inputs 2 x 1e6 x 2 B + output 1e6 x 2 B
+  // = 6e6 B at 1e12 B/s = 6 us.
+  CHECK(gemm_seconds(1000, 1000, 1000, 2, 1e12, 1e12) == doctest::Approx(2.006e-3));
+  // FP8 inputs halve the input traffic: 2e6 + 2e6 B = 4 us.
+  CHECK(gemm_seconds(1000, 1000, 1000, 1, 1e12, 1e12) == doctest::Approx(2.004e-3));
+  CHECK(gemm_seconds(0, 1000, 1000, 2, 1e12, 1e12) == 0);
+}
+
+TEST_CASE("ring_seconds: (g - 1) / g of the gathered bytes per rank")
+{
+  // NCCL ring all-gather / reduce-scatter (nccl-tests PERFORMANCE.md: busbw = algbw (n-1)/n).
+  CHECK(ring_seconds(8e9, 8, 1e11) == doctest::Approx(0.07));
+  CHECK(ring_seconds(8e9, 1, 1e11) == 0);
+  CHECK(ring_seconds(8e9, 2, 1e11) == doctest::Approx(0.04));
+}
+
+TEST_CASE("all_to_all_seconds: the off-domain share over the slow link decides")
+{
+  // 8 GB to 16 ranks: 0.5 GB each; 7 peers inside at 100 GB/s = 35 ms, 8 outside at 10 GB/s = 400 ms.
+  CHECK(all_to_all_seconds(8e9, 16, 8, 1e11, 1e10) == doctest::Approx(0.4));
+  // All inside one domain: 15 x 0.5 GB at 100 GB/s.
+  CHECK(all_to_all_seconds(8e9, 16, 16, 1e11, 1e10) == doctest::Approx(0.075));
+  CHECK(all_to_all_seconds(8e9, 1, 1, 1e11, 1e10) == 0);
+}
+
+TEST_CASE("exposed_seconds: overlap hides at most eff of the window and never all")
+{
+  CHECK(exposed_seconds(1.0, 2.0, 0.8, true) == doctest::Approx(0.2));   // window long: (1 - eff)
+  CHECK(exposed_seconds(1.0, 0.5, 0.8, true) == doctest::Approx(0.6));   // window short: 1 - 0.4
+  CHECK(exposed_seconds(1.0, 2.0, 0.8, false) == doctest::Approx(1.0));  // no overlap asked for
+  CHECK(exposed_seconds(0.0, 2.0, 0.8, true) == 0);
+}
+
+TEST_CASE("bubble_seconds: (pp - 1) / vpp microbatch times (Narayanan et al. 2021, eq. 1 and 2)")
+{
+  CHECK(bubble_seconds(4, 5, 1.0) == doctest::Approx(0.6));
+  CHECK(bubble_seconds(8, 1, 0.5) == doctest::Approx(3.5));
+  CHECK(bubble_seconds(1, 1, 0.5) == 0);
+}

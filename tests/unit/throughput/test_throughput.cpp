@@ -1,0 +1,146 @@
+// The assembled throughput model: FLOP counting against Megatron Bridge's
+// formula by hand, and each step cost against its formula on small jobs.
+#include "estimate/model_state.hpp"
+#include "estimate/pipeline.hpp"
+#include "estimate/placement.hpp"
+#include "support/builders.hpp"
+#include "throughput/flops.hpp"
+#include "throughput/systems.hpp"
+#include "throughput/terms.hpp"
+#include "throughput/throughput.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg;
+
+TEST_CASE("model FLOPs per token: Llama3 70B as flop_utils.py transformer_flops counts it")
+{
+  // 6 x (h x ffn x 3 x L  +  L x (h (q + 2kv) + q h + q s)  +  h V), q = 8192, kv = 1024,
+  // s = 8192, padded V = 128256. Bridge reports 727 TFLOP/s at 1619 tokens/s/GPU for this model
+  // (performance-summary-archive.md, 25.09 DGX-H100): 4.490e11 per token.
+  const auto spec = testing::llama3_70b_sft();
+  const double expected = 6.0 * (8192.0 * 28672 * 3 * 80
+                                 + 80.0 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 8192.0 * 8192)
+                                 + 8192.0 * 128256);
+  CHECK(throughput::model_flops_per_token(spec.model, 8192, 128256) == doctest::Approx(expected));
+  CHECK(expected == doctest::Approx(727e12 / 1619).epsilon(0.01));
+}
+
+TEST_CASE("LoRA counts forward and activation gradients only: 2/3 of the FLOPs")
+{
+  auto spec = testing::llama3_70b_sft();
+  const double full = throughput::model_flops_per_step(spec);
+  spec.peft.method = "lora";
+  CHECK(throughput::model_flops_per_step(spec) == doctest::Approx(full * 2 / 3));
+}
+
+TEST_CASE("the costs add up to the step and the rates follow from it")
+{
+  const auto spec = testing::llama3_70b_sft();
+  const auto t = throughput::predict(spec);
+  double sum = 0;
+  for (const auto& [name, seconds] : t.costs) {
+    CHECK(seconds >= 0);
+    sum += seconds;
+  }
+  CHECK(sum == doctest::Approx(t.step_time_s));
+  CHECK(t.tokens_per_sec_per_gpu == doctest::Approx(32.0 * 4096 / 32 / t.step_time_s));
+  CHECK(t.tflops_per_gpu == doctest::Approx(t.model_flops_per_step / 32 / t.step_time_s / 1e12));
+}
+
+TEST_CASE("TP communication: exposed in full without tp_comm_overlap, none at TP 1")
+{
+  auto spec = testing::llama3_70b_sft();
+  spec.training.tp_comm_overlap = false;
+  const auto plain = throughput::predict(spec);
+  // 10 ring collectives (6 AG + 4 RS with SP) of T x h x 2 B per layer per microbatch:
+  // T = 4096, h = 8192; TP 4 inside the NVLink domain at 450 GB/s x 0.8. Stage 3 is the
+  // slowest (it also holds the logit layer): 20 layers x 16 microbatches.
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const double per_layer = 10 * throughput::ring_seconds(4096.0 * 8192 * 2, 4, rates.nvlink_bw * rates.nvlink_efficiency);
+  CHECK(throughput::cost(plain, "tp_comm") == doctest::Approx(per_layer * 20 * 16));
+  spec.training.tp_comm_overlap = true;
+  CHECK(throughput::cost(throughput::predict(spec), "tp_comm") < 0.5 * throughput::cost(plain, "tp_comm"));
+  spec.parallelism.tp = 1;
+  spec.parallelism.sequence_parallel = false;
+  spec.training.tp_comm_overlap = false;
+  CHECK(throughput::cost(throughput::predict(spec), "tp_comm") == 0);
+}
+
+TEST_CASE("pipeline bubble shrinks with VPP as (pp - 1) / vpp")
+{
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.vpp = 5;
+  const double with_vpp = throughput::cost(throughput::predict(spec), "pp_bubble");
+  spec.parallelism.vpp.reset();
+  const double without = throughput::cost(throughput::predict(spec), "pp_bubble");
+  // Stage times do not depend on VPP (same layers per rank), so the ratio is exactly 5.
+  CHECK(without == doctest::Approx(5 * with_vpp));
+  spec.parallelism.pp = 1;
+  spec.parallelism.tp = 4;
+  spec.cluster.nodes = 1;
+  spec.training.global_batch_size = 16;
+  CHECK(throughput::cost(throughput::predict(spec), "pp_bubble") == 0);
+}
+
+TEST_CASE("DP gradients without overlap: a ring reduce-scatter and all-gather of the stage's params")
+{
+  auto spec = testing::llama3_70b_sft();
+  spec.training.overlap_grad_reduce = false;
+  spec.training.overlap_param_gather = false;
+  const auto t = throughput::predict(spec);
+  // DP 2, partners TP x CP = 4 ranks apart: both in one 8-GPU NVLink domain, so NVLink
+  // bandwidth. Reduce-scatter of bf16 grads + all-gather of bf16 params (2 B each) of the
+  // slowest stage (the last: it also holds the output layer).
+  const auto layouts = estimate::pipeline_layout(spec);
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const auto params = estimate::stage_parameters(spec, layouts.back());
+  const double expected =
+      2 * throughput::ring_seconds(params.dense * 2, 2, rates.nvlink_bw * rates.nvlink_efficiency);
+  const double worst = throughput::cost(t, "dp_comm");
+  CHECK(worst == doctest::Approx(expected));
+  spec.training.overlap_grad_reduce = true;
+  spec.training.overlap_param_gather = true;
+  CHECK(throughput::cost(throughput::predict(spec), "dp_comm") < worst);
+}
+
+TEST_CASE("recompute adds forward work: core attention by hand, full recompute the whole forward")
+{
+  auto spec = testing::llama3_70b_sft();
+  const double none = throughput::cost(throughput::predict(spec), "recompute");
+  CHECK(none == 0);
+  spec.training.recompute.granularity = config::RecomputeGranularity::selective;
+  spec.training.recompute.modules = {"core_attn"};
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  // Causal core attention forward per layer per microbatch: 2 x T x s x heads/tp x 2 x 128 / 2
+  // FLOPs at the bf16 peak x attention efficiency; 20 layers x 16 microbatches.
+  const double attention = 2.0 * 4096 * 4096 * 16 * 256 / 2 / (rates.bf16_flops * rates.attention_efficiency);
+  CHECK(throughput::cost(throughput::predict(spec), "recompute") == doctest::Approx(attention * 20 * 16));
+  spec.training.recompute.granularity = config::RecomputeGranularity::full;
+  const auto full = throughput::predict(spec);
+  CHECK(throughput::cost(full, "recompute") > 0.25 * throughput::cost(full, "compute"));
+  CHECK(throughput::cost(full, "recompute") < 0.40 * throughput::cost(full, "compute"));
+}
+
+TEST_CASE("expert all-to-all appears with EP > 1 on MoE layers and overlap reduces it")
+{
+  auto spec = testing::moe_container_job();
+  spec.cluster.gpu_info = testing::gpu("h100-80gb");
+  const auto t = throughput::predict(spec);
+  CHECK(throughput::cost(t, "ep_comm") > 0);
+  spec.training.overlap_moe_expert_parallel_comm = true;
+  CHECK(throughput::cost(throughput::predict(spec), "ep_comm") < throughput::cost(t, "ep_comm"));
+}
+
+TEST_CASE("activation offload costs host-link time only when it is enabled")
+{
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.pp = 1;
+  spec.parallelism.vpp.reset();
+  spec.parallelism.tp = 8;
+  spec.cluster.nodes = 1;
+  spec.training.global_batch_size = 8;
+  CHECK(throughput::cost(throughput::predict(spec), "offload") == 0);
+  spec.training.cpu_offloading_layers = 40;
+  CHECK(throughput::cost(throughput::predict(spec), "offload") > 0);
+}

@@ -1,0 +1,158 @@
+// tune: the structural pre-checks are rules of `check`, every candidate fits
+// and passes the rules, ranking and Pareto front, kept dimensions, and the
+// written job file loads back to the same layout.
+#include "config/loader.hpp"
+#include "estimate/estimate.hpp"
+#include "rules/rules.hpp"
+#include "support/builders.hpp"
+#include "tune/job_writer.hpp"
+#include "tune/search.hpp"
+#include "util/error.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg;
+
+namespace {
+
+config::LoadOptions presets()
+{
+  config::LoadOptions options;
+  options.preset_dirs = {std::string(LG_SOURCE_DIR) + "/presets"};
+  return options;
+}
+
+config::JobSpec example()
+{
+  return config::load_job_file(std::string(LG_SOURCE_DIR) + "/examples/llama3-70b-sft-h100.toml", presets());
+}
+
+bool rules_error(const config::JobSpec& spec)
+{
+  estimate::Options options;
+  return has_errors(rules::check(spec, estimate::estimate(spec, options)));
+}
+
+// A small search: the example job with only TP, PP, VPP and MBS free.
+tune::Request small_request()
+{
+  tune::Request request;
+  request.base = example();
+  request.free = tune::free_dimensions(request.base, {}, true);
+  request.free.tp = request.free.pp = request.free.vpp = request.free.mbs = true;
+  return request;
+}
+
+} // namespace
+
+TEST_CASE("each structural pre-check is an error of check's rules")
+{
+  // parallelism.world_size, heads_divisible_by_tp, layers_divisible_by_pp, gbs_divisible
+  // ([ML] megatron/training/arguments.py, the same checks check reports).
+  auto spec = example();
+  CHECK_FALSE(rules_error(spec));
+  auto world = spec;
+  world.parallelism.tp = 4;
+  world.parallelism.pp = 3;
+  world.parallelism.vpp.reset();
+  CHECK(rules_error(world));  // 32 GPUs not divisible by tp x pp = 12
+  auto heads = spec;
+  heads.model.num_attention_heads = 48;  // 48 heads / tp 32 is not integral
+  heads.parallelism.tp = 32;
+  heads.parallelism.pp = 1;
+  heads.parallelism.vpp.reset();
+  CHECK(rules_error(heads));
+  auto batch = spec;
+  batch.training.micro_batch_size = 3;  // 32 / (3 x 2) not integral
+  CHECK(rules_error(batch));
+  auto offload = spec;
+  offload.training.cpu_offloading_layers = 4;  // with pp = 4
+  CHECK(rules_error(offload));
+}
+
+TEST_CASE("every candidate fits, passes the rules, and the counts add up")
+{
+  const tune::Request request = small_request();
+  const tune::Result result = tune::search(request);
+  REQUIRE_FALSE(result.candidates.empty());
+  CHECK(result.searched == result.pruned_by_rules + result.pruned_by_memory
+                               + static_cast<long>(result.candidates.size()));
+  estimate::Options options;
+  for (const auto& c : result.candidates) {
+    const auto spec = tune::spec_of(request, result, c);
+    const auto est = estimate::estimate(spec, options);
+    CHECK(est.verdict == estimate::Verdict::fits);
+    CHECK(c.peak_bytes == doctest::Approx(est.peak_bytes));
+    CHECK_FALSE(has_errors(rules::check(spec, est)));
+    // The job sets everything but tp/pp/vpp/mbs: those stay.
+    CHECK(spec.parallelism.cp == 1);
+    CHECK(spec.training.recompute.granularity == config::RecomputeGranularity::selective);
+  }
+  CHECK(result.candidates.front().relative == doctest::Approx(1.0));
+  for (std::size_t i = 1; i < result.candidates.size(); ++i) {
+    CHECK(result.candidates[i - 1].throughput.tokens_per_sec_per_gpu
+          >= result.candidates[i].throughput.tokens_per_sec_per_gpu);
+  }
+}
+
+TEST_CASE("the Pareto front: no candidate is lighter and faster than one on it")
+{
+  const tune::Result result = tune::search(small_request());
+  int on_front = 0;
+  for (const auto& a : result.candidates) {
+    if (!a.pareto) {
+      continue;
+    }
+    ++on_front;
+    for (const auto& b : result.candidates) {
+      CHECK_FALSE((b.band_bytes < a.band_bytes
+                   && b.throughput.tokens_per_sec_per_gpu > a.throughput.tokens_per_sec_per_gpu));
+    }
+  }
+  CHECK(on_front >= 1);
+  CHECK(result.candidates.front().pareto);  // the fastest is always on it
+}
+
+TEST_CASE("what the job sets is kept unless --free names it")
+{
+  auto request = small_request();
+  request.free = tune::free_dimensions(request.base, {}, true);  // the job sets every dimension
+  const auto kept = tune::search(request);
+  CHECK(kept.searched == 1);
+  request.free = tune::free_dimensions(request.base, {"tp"}, true);
+  for (const auto& c : tune::search(request).candidates) {
+    CHECK(c.layout.pp == 4);
+    CHECK(c.layout.vpp == 5);
+  }
+  CHECK_THROWS_AS(tune::free_dimensions(request.base, {"tpp"}, true), UsageError);
+}
+
+TEST_CASE("the written job file loads back to the chosen layout and passes check")
+{
+  const tune::Request request = small_request();
+  const tune::Result result = tune::search(request);
+  REQUIRE_FALSE(result.candidates.empty());
+  const auto chosen = tune::spec_of(request, result, result.candidates.front());
+  const auto text = tune::job_toml(chosen, "test");
+  const auto loaded = config::load_job_text(text, "written.toml", presets());
+  CHECK(loaded.parallelism.tp == chosen.parallelism.tp);
+  CHECK(loaded.parallelism.pp == chosen.parallelism.pp);
+  CHECK(loaded.parallelism.vpp == chosen.parallelism.vpp);
+  CHECK(loaded.training.micro_batch_size == chosen.training.micro_batch_size);
+  CHECK(loaded.training.tp_comm_overlap == chosen.training.tp_comm_overlap);
+  CHECK(loaded.training.recompute.modules == chosen.training.recompute.modules);
+  CHECK(loaded.model.num_layers == 80);
+  CHECK(loaded.env == chosen.env);
+  CHECK(loaded.slurm.partition == "batch");
+  CHECK_FALSE(rules_error(loaded));
+}
+
+TEST_CASE("a value with quotes and newlines survives the job writer")
+{
+  auto spec = example();
+  spec.name = "a \"quoted\"\nname";
+  spec.env = {{"WEIRD", "x\\y\"z"}};
+  const auto loaded = config::load_job_text(tune::job_toml(spec, ""), "w.toml", presets());
+  CHECK(loaded.name == spec.name);
+  CHECK(loaded.env == spec.env);
+}
