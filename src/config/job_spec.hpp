@@ -56,6 +56,7 @@ struct MlaSpec
 struct ModelSpec
 {
   std::string preset;
+  std::string hf_config;  // the Hugging Face config.json the model was read from, if any
   int num_layers = 0;
   int hidden_size = 0;
   int ffn_hidden_size = 0;

@@ -1,5 +1,6 @@
 #include "config/loader.hpp"
 
+#include "config/hf_config.hpp"
 #include "config/slurm_fields.hpp"
 #include "config/toml_reader.hpp"
 #include "util/edit_distance.hpp"
@@ -94,6 +95,25 @@ void apply_model_preset(TomlReader& reader, const toml::node& preset_node, const
   }
   walk(reader, table, model_only, {"model.preset"});
   reader.set_file(job_file);
+}
+
+// [model] hf_config = "PATH": a Hugging Face config.json or model directory,
+// relative to the job file. Read before the job's own keys, which override it.
+void apply_job_hf_config(TomlReader& reader, const toml::node& node, const std::string& job_file)
+{
+  const auto* path = node.as_string();
+  if (path == nullptr) {
+    return;  // the schema walk reports the type error
+  }
+  fs::path hf = path->get();
+  if (hf.is_relative()) {
+    hf = fs::path(job_file).parent_path() / hf;
+  }
+  try {
+    apply_hf_config(reader.spec(), hf);
+  } catch (const InputError& e) {
+    reader.report(node, e.what(), e.hint);
+  }
 }
 
 void expand_layer_freq(ModelSpec& model)
@@ -234,6 +254,12 @@ JobSpec load_job_text(std::string_view text, const std::string& display_name, co
     if (const auto* preset = model->get("preset")) {
       apply_model_preset(reader, *preset, options);
     }
+    if (const auto* hf = model->get("hf_config")) {
+      apply_job_hf_config(reader, *hf, display_name);
+    }
+  }
+  if (options.hf_config) {
+    apply_hf_config(spec, *options.hf_config);
   }
   walk(reader, table, job_schema(), {});
   // toml++ iterates keys by name; the environment keeps the file's order.

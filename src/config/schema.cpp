@@ -177,6 +177,7 @@ std::vector<Section> build_schema()
   s.push_back({"job", {{"name", string_key(LG_FIELD(name))}}, {}});
   s.push_back({"model",
                {{"preset", string_key(LG_FIELD(model.preset))},
+                {"hf_config", string_key(LG_FIELD(model.hf_config))},
                 {"num_layers", int_key(LG_FIELD(model.num_layers), 1, 10000)},
                 {"hidden_size", int_key(LG_FIELD(model.hidden_size), 1, 1 << 20)},
                 {"ffn_hidden_size", int_key(LG_FIELD(model.ffn_hidden_size), 1, 1 << 22)},

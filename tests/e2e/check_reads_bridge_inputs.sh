@@ -51,3 +51,27 @@ rc=$?
 set -e
 expect_eq "$rc" "2"
 grep -q -- "--bridge-config" alone.err
+
+# The same job as the ConfigContainer YAML a Bridge run writes.
+"$LAUNCHGUARD" check "$ex/bridge/llama3-70b-site.toml" --bridge-config "$ex/bridge/llama3-70b-sft.yaml" \
+    | strip_locations > yaml.out
+expect_eq "$(cat yaml.out)" "$(cat toml.out)"
+
+# A YAML syntax error is located (yaml-cpp's mark), exit 2.
+printf 'model:\n  num_layers: 4\n   hidden_size: [1\n' > broken.yaml
+set +e
+"$LAUNCHGUARD" check --gpu h100-80gb --bridge-config broken.yaml 2> broken.err
+rc=$?
+set -e
+expect_eq "$rc" "2"
+grep -q "broken.yaml:3:[0-9]*: invalid YAML" broken.err
+
+# A YAML key typo is located at its line with a did-you-mean.
+printf 'train:\n  global_batch_sise: 8\n' > typo.yaml
+set +e
+"$LAUNCHGUARD" check "$ex/bridge/llama3-70b-site.toml" --bridge-config typo.yaml 2> ytypo.err
+rc=$?
+set -e
+expect_eq "$rc" "2"
+grep -q "typo.yaml:2:3: unknown key train.global_batch_sise" ytypo.err
+grep -q "did you mean 'train.global_batch_size'" ytypo.err
