@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <string>
@@ -26,9 +27,15 @@ std::string node_of(int rank)
 struct Line
 {
   int rank = -1;  // -1: a line of the launcher or of Slurm (no rank)
-  double seconds = 0;
+  double seconds = 0;  // when it happened (its timestamp)
   std::string text;
+  double written = -1;  // when it reached the log, if later (a buffered stderr flushed at exit)
 };
+
+double written_at(const Line& line)
+{
+  return line.written >= 0 ? line.written : line.seconds;
+}
 
 struct Scenario
 {
@@ -95,7 +102,11 @@ std::vector<Line> consequences(const Scenario& scenario, int failing, double t, 
       continue;
     }
     const int dev = rank % k_gpus_per_node;
-    if (scenario.peers_same_category || peer_sees_it(random)) {
+    // A broken link is seen by the failing rank's ring and tree neighbours;
+    // a dead process by any peer that talks to it.
+    const int distance = std::abs(rank - failing);
+    const bool neighbour = distance == 1 || distance == k_gpus_per_node || distance == k_ranks - 1;
+    if (scenario.peers_same_category ? neighbour : peer_sees_it(random)) {
       lines.push_back({rank, t + 2 + rank * 0.01,
                        scenario.peers_same_category
                          ? fmt::format("{}:{}:{} [{}] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion "
@@ -159,7 +170,8 @@ struct Logs
 // One srun --label file ("17: [rank17]: …"), lines in time order.
 Logs interleaved(std::vector<Line> lines, bool timed)
 {
-  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.seconds < b.seconds; });
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return written_at(a) < written_at(b); });
   Logs logs{{"job-4242.out"}, {""}};
   for (const Line& line : lines) {
     std::string& out = logs.texts[0];
@@ -175,7 +187,8 @@ Logs interleaved(std::vector<Line> lines, bool timed)
 // launcher and Slurm lines go to the batch log, read last.
 Logs per_rank(std::vector<Line> lines, bool timed, std::mt19937& random)
 {
-  std::stable_sort(lines.begin(), lines.end(), [](const Line& a, const Line& b) { return a.seconds < b.seconds; });
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const Line& a, const Line& b) { return written_at(a) < written_at(b); });
   std::vector<int> order(k_ranks);
   for (int i = 0; i < k_ranks; ++i) {
     order[i] = i;
@@ -215,7 +228,11 @@ double run_first_rank(const diagnose::Matcher& matcher, int trials_per_case)
     {"nccl_ib", "nccl_error", true},          {"host_oom", "host_oom", false},
     {"nan", "loss_nan_divergence", false},
   };
-  const char* layouts[] = {"interleaved", "interleaved+time", "per-rank", "per-rank+time"};
+  // "+late": the failing rank's lines reach the log after the others'
+  // timeouts (its stderr was buffered), so only timestamps or the causal
+  // rank can put it first.
+  const char* layouts[] = {"interleaved", "interleaved+time", "interleaved+time+late", "interleaved+late",
+                           "per-rank", "per-rank+time"};
   std::mt19937 random(4242);
   std::uniform_int_distribution<int> pick_rank(0, k_ranks - 1);
   std::map<std::string, Tally> by_case;
@@ -223,14 +240,16 @@ double run_first_rank(const diagnose::Matcher& matcher, int trials_per_case)
   for (const Scenario& scenario : scenarios) {
     for (const std::string layout : layouts) {
       const bool timed = layout.find("+time") != std::string::npos;
-      if (scenario.peers_same_category && layout == "per-rank") {
-        continue;  // the same message on every rank, no time, files in any order: no order to find
+      const bool late = layout.find("+late") != std::string::npos;
+      if (scenario.peers_same_category && !timed && (layout == "per-rank" || late)) {
+        continue;  // the same message on every rank and no time to order it: no order to find
       }
       for (int trial = 0; trial < trials_per_case; ++trial) {
         const int failing = pick_rank(random);
         const double t = 100 + trial;
         std::vector<Line> lines = preamble(t);
         for (auto& line : root_cause(scenario.name, failing, t)) {
+          line.written = late ? t + 606 : -1;
           lines.push_back(std::move(line));
         }
         for (auto& line : consequences(scenario, failing, t, random)) {

@@ -3,7 +3,10 @@
 // 25.11; every other release is held out.
 // Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows]
 #include "config/loader.hpp"
+#include "estimate/estimate.hpp"
 #include "rows.hpp"
+#include "rules/rules.hpp"
+#include "tune/search.hpp"
 #include "throughput/systems.hpp"
 #include "throughput/throughput.hpp"
 
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -161,6 +165,173 @@ void guide(const lg::config::LoadOptions& options)
   }
 }
 
+// The published dimensions of a layout: what the Bridge tables list.
+std::string key_of(int tp, int pp, int vpp, int cp, int ep, int mbs, bool fsdp)
+{
+  return fmt::format("tp{} pp{} vpp{} cp{} ep{} mbs{}{}", tp, pp, vpp > 1 ? vpp : 0, cp, ep, mbs,
+                     fsdp ? " fsdp" : "");
+}
+
+std::string key_of(const lg::tune::Layout& l)
+{
+  return key_of(l.tp, l.pp, l.vpp, l.cp, l.ep, l.micro_batch_size, l.fsdp);
+}
+
+std::string key_of(const Row& r)
+{
+  return key_of(r.tp, r.pp, r.vpp, r.cp, r.ep, r.mbs, r.fsdp > 0);
+}
+
+// The problem without the release: the model does not know software versions.
+std::string problem_of(const Row& r)
+{
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}", r.task, r.model, r.system, r.precision, r.gpus, r.gbs, r.seq);
+}
+
+struct Ranked
+{
+  std::vector<std::string> keys;  // distinct published-dimension layouts, best first
+  std::vector<double> tokens;     // their best predicted tokens/s/GPU
+  long searched = 0;
+  double seconds = 0;
+};
+
+Ranked rank_layouts(const lg::config::JobSpec& published)
+{
+  lg::tune::Request request;
+  request.base = published;
+  request.free = lg::tune::free_dimensions(published, {"all"}, true);
+  const auto start = std::chrono::steady_clock::now();
+  const auto result = lg::tune::search(request);
+  Ranked out;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.searched = result.searched;
+  std::set<std::string> seen;
+  for (const auto& c : result.candidates) {
+    const std::string key = key_of(c.layout);
+    if (seen.insert(key).second) {
+      out.keys.push_back(key);
+      out.tokens.push_back(c.throughput.tokens_per_sec_per_gpu);
+    }
+  }
+  return out;
+}
+
+// tune on the held-out problems: does the published layout fit and pass the
+// rules, is it in tune's top 5 (distinct published-dimension layouts), is its
+// prediction within 10% of the best pick, and are several published layouts
+// of one problem ordered as measured.
+void tune_bench(const std::vector<Predicted>& rows)
+{
+  std::map<std::string, Ranked> searches;
+  int layouts = 0;
+  int clean = 0;
+  int problems = 0;
+  int top5 = 0;
+  int within10 = 0;
+  std::vector<std::string> misses;
+  std::map<std::string, std::vector<const Predicted*>> by_problem;
+  for (const auto& p : rows) {
+    if (calibration_release(p.row.release)) {
+      continue;
+    }
+    by_problem[problem_of(p.row)].push_back(&p);
+    ++layouts;
+    const auto est = lg::estimate::estimate(p.spec, {});
+    const auto findings = lg::rules::check(p.spec, est);
+    const bool ok = est.verdict == lg::estimate::Verdict::fits && !has_errors(findings);
+    clean += ok ? 1 : 0;
+    if (!ok) {
+      std::string why = lg::estimate::to_string(est.verdict);
+      for (const auto& f : findings) {
+        if (f.severity == lg::Severity::error) {
+          why += " " + f.rule;
+        }
+      }
+      misses.push_back(fmt::format("{} {} {} {} {}: {}", p.row.release, p.row.model, p.row.system,
+                                   p.row.precision, key_of(p.row), why));
+    }
+  }
+  fmt::print("\ntune on held-out problems (releases after 25.11):\n");
+  fmt::print("  published layouts judged to fit and rule-clean: {}/{} ({:.0f}%)\n", clean, layouts,
+             100.0 * clean / std::max(1, layouts));
+  for (const auto& m : misses) {
+    fmt::print("    not clean: {}\n", m);
+  }
+  double slowest = 0;
+  int pairs = 0;
+  int ordered = 0;
+  for (const auto& [problem, members] : by_problem) {
+    auto it = searches.find(problem);
+    if (it == searches.end()) {
+      it = searches.emplace(problem, rank_layouts(members.front()->spec)).first;
+    }
+    const Ranked& ranked = it->second;
+    slowest = std::max(slowest, ranked.seconds);
+    std::set<std::string> published;
+    for (const Predicted* p : members) {
+      published.insert(key_of(p->row));
+    }
+    for (const std::string& key : published) {
+      ++problems;
+      const auto pos = std::find(ranked.keys.begin(), ranked.keys.end(), key);
+      const bool in_top5 = pos != ranked.keys.end() && pos - ranked.keys.begin() < 5;
+      top5 += in_top5 ? 1 : 0;
+      double own = 0;
+      for (const Predicted* p : members) {
+        if (key_of(p->row) == key) {
+          own = p->t.tokens_per_sec_per_gpu;
+        }
+      }
+      const double best = ranked.tokens.empty() ? 0 : ranked.tokens.front();
+      within10 += best > 0 && own >= 0.9 * best ? 1 : 0;
+      fmt::print("  {:<52} {:<30} rank {:>4}  published/best predicted {:5.1f}%\n", problem, key,
+                 pos == ranked.keys.end() ? std::string("-") : std::to_string(pos - ranked.keys.begin() + 1),
+                 best > 0 ? 100 * own / best : 0.0);
+    }
+    // Ordering: distinct layouts of one problem, any release (measured values then also
+    // differ by software release).
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      for (std::size_t j = i + 1; j < members.size(); ++j) {
+        const Predicted& a = *members[i];
+        const Predicted& b = *members[j];
+        if (key_of(a.row) == key_of(b.row) || a.row.tokens == b.row.tokens) {
+          continue;
+        }
+        ++pairs;
+        ordered += ((a.row.tokens > b.row.tokens) == (a.t.tokens_per_sec_per_gpu > b.t.tokens_per_sec_per_gpu)) ? 1 : 0;
+      }
+    }
+  }
+  fmt::print("  problems x published layouts: {}; in tune's top 5: {} ({:.0f}%); predicted within 10% of "
+             "the best pick: {} ({:.0f}%)\n",
+             problems, top5, 100.0 * top5 / std::max(1, problems), within10,
+             100.0 * within10 / std::max(1, problems));
+  fmt::print("  pairs of different published layouts of one problem ordered as measured: {}/{}\n", ordered,
+             pairs);
+  fmt::print("  slowest search: {:.2f} s\n", slowest);
+}
+
+// Speed: Llama 3.1 405B on 1024 H100, every layout of the space.
+void speed(const lg::config::LoadOptions& options)
+{
+  Row row;
+  row.release = "speed";
+  row.task = "pretrain";
+  row.model = "llama3.1-405b";
+  row.system = "h100-80gb";
+  row.precision = "fp8_cs";
+  row.gpus = 1024;
+  row.gbs = 1536;
+  row.mbs = 1;
+  row.seq = 8192;
+  const auto spec = lg::bench::row_spec(row, options);
+  const Ranked ranked = rank_layouts(spec);
+  fmt::print("\nspeed: Llama3.1-405B on 1024 x H100, whole space: {} layouts searched in {:.3f} s "
+             "(one core), best {}\n",
+             ranked.searched, ranked.seconds, ranked.keys.empty() ? "-" : ranked.keys.front());
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -209,6 +380,10 @@ int main(int argc, char** argv)
   fmt::print("median |error| of predicted tokens/s/GPU on published layouts:\n");
   for (const auto& [split, errors] : by_split) {
     fmt::print("  {:<24} n={:>3}  median {:5.1f}%\n", split, errors.size(), 100 * median(errors));
+  }
+  speed(options);
+  if (flags.count("--no-tune") == 0) {
+    tune_bench(rows);
   }
   return 0;
 }

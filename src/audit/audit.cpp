@@ -4,6 +4,8 @@
 #include "audit/findings.hpp"
 #include "audit/script_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -88,6 +90,17 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::hygiene_findings(context);
   detail::launch_findings(context);
   detail::secret_findings(context);
+  detail::shell_findings(context);
+  if (options.parse_error && !options.template_mode) {
+    if (const auto error = options.parse_error(text)) {
+      const int offset = model.line_begin(error->first);
+      context.add(Severity::error, "audit.parse_error",
+                  fmt::format("bash cannot parse the script: {}", error->second),
+                  "correct the syntax (`bash -n SCRIPT` shows the same error); sbatch accepts the script and the job "
+                  "fails at once",
+                  offset < static_cast<int>(text.size()) ? offset : -1);
+    }
+  }
   std::stable_sort(result.findings.begin(), result.findings.end(), [](const AuditFinding& a, const AuditFinding& b) {
     const int la = a.diagnostic.where ? a.diagnostic.where->line : 0;
     const int lb = b.diagnostic.where ? b.diagnostic.where->line : 0;
@@ -96,6 +109,17 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
     }
     return severity_rank(a.diagnostic.severity) < severity_rank(b.diagnostic.severity);
   });
+  const bool crlf = std::any_of(result.findings.begin(), result.findings.end(),
+                                [](const AuditFinding& f) { return f.diagnostic.rule == "audit.crlf"; });
+  if (crlf) {
+    // Offsets of other edits assume bash reads the lines as written, which
+    // it does not on a CRLF script: convert the line ends first, alone.
+    for (auto& finding : result.findings) {
+      if (finding.diagnostic.rule != "audit.crlf") {
+        finding.edits.clear();
+      }
+    }
+  }
   result.unknown.assign(job.unknown.begin(), job.unknown.end());
   return result;
 }
@@ -118,7 +142,15 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.output_directory", Severity::warning, "--output/--error into a directory that does not exist"},
     {"audit.directive_ignored", Severity::warning, "#SBATCH after the first command is ignored by sbatch"},
     {"audit.megatron_args", Severity::error, "a Megatron-LM argument on the launch line is malformed"},
-    {"audit.memory_unknown", Severity::advice, "memory not estimated: some model or cluster values are unknown"},
+    {"audit.memory_unknown", Severity::advice, "memory not judged: values unknown, or flags the estimator does not model"},
+    {"audit.crlf", Severity::error, "Windows (CRLF) line ends"},
+    {"audit.directive_unexpanded", Severity::error, "an #SBATCH value holds $VAR or $(…), which sbatch does not expand"},
+    {"audit.pipe_status", Severity::warning, "the launch line is piped without pipefail: a failed run ends COMPLETED"},
+    {"audit.sbatch_input_variable", Severity::warning, "an SBATCH_* input variable read inside the job, where it is unset"},
+    {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},
+    {"audit.use_before_assignment", Severity::warning, "a variable used above its first assignment"},
+    {"audit.no_launch", Severity::advice, "no training launch line could be read"},
+    {"audit.parse_error", Severity::error, "bash cannot parse the script"},
   };
   return k_rules;
 }

@@ -9,6 +9,8 @@
 #include "util/diagnostic.hpp"
 
 #include <functional>
+#include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,10 @@ struct AuditOptions
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
   // the rule.
   std::function<bool(const std::string& directory)> directory_exists;
+  // Does bash parse the script? Returns (line, bash's message) for a syntax
+  // error, nullopt when it parses; null skips the check (`bash -n` is run by
+  // the caller: only util/process spawns processes).
+  std::function<std::optional<std::pair<int, std::string>>(const std::string& text)> parse_error;
 };
 
 struct AuditResult
@@ -42,10 +48,20 @@ struct AuditResult
   std::string path;
   std::vector<AuditFinding> findings;  // by line, then severity
   std::vector<std::string> unknown;    // JobSpec keys that could not be known statically
+  std::string gpu;                     // the GPU preset the findings assume
+  std::string gpu_source;              // "--gpu", what the script says, or "assumed: …"
 };
 
 // Audit the script `text` (named `path` in findings).
 AuditResult audit_text(const std::string& text, const std::string& path, const AuditOptions& options);
+
+// The GPU a script names (a preset name) and the text that says so.
+struct GpuHint
+{
+  std::string preset;  // "gb200", "h100-80gb", …
+  std::string evidence;
+};
+std::optional<GpuHint> gpu_from_script(const std::string& text);
 
 // One audit.* rule, for SARIF and docs/audit.md.
 struct AuditRuleInfo

@@ -192,7 +192,9 @@ void Expander::unknown(const Part& part)
 void Expander::param(const Part& part)
 {
   if (m_context.uses != nullptr) {
-    m_context.uses->push_back(VarUse{part.name, part.offset, m_context.command, m_context.batch_shell});
+    const bool guarded = part.op == ":-" || part.op == "-" || part.op == ":=" || part.op == "=" || part.op == ":+"
+                         || part.op == "+" || part.op == ":?" || part.op == "?";
+    m_context.uses->push_back(VarUse{part.name, part.offset, m_context.command, m_context.batch_shell, guarded});
   }
   m_cur.expanded.push_back(part.name);
   const Resolved r = resolve(part, m_context);

@@ -29,6 +29,7 @@ void env_findings(FindingContext& context);      // env::compose on the launch e
 void hygiene_findings(FindingContext& context);  // exports, directives, placeholders, output
 void launch_findings(FindingContext& context);   // tasks, per-task variables, container env, signal, nodes
 void secret_findings(FindingContext& context);   // set -x and tokens
+void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
 
 // True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
 // /path/to/…, CHANGEME.

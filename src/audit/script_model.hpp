@@ -98,6 +98,7 @@ struct VarUse
   int offset = -1;
   int command = -1;
   bool batch_shell = true;  // expanded by the batch shell (not inside a task's bash -c '…')
+  bool guarded = false;     // ${NAME:-…}, ${NAME:=…}, ${NAME:?…}, ${NAME+…}: unset is handled
 };
 
 // An option of one launcher stage: "--nproc_per_node=8" -> {nproc_per_node, 8}.
@@ -142,6 +143,7 @@ struct Command
   int end = -1;    // one past the last character
   std::vector<Word> words;  // expanded, prefix assignments removed
   int depth = 0;   // nesting of if/for/while/function blocks
+  std::string terminator;  // what ends it: ";", "&", "&&", "||", "|", "\n", ")" or ""
 };
 
 struct ScriptModel

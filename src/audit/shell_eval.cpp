@@ -70,6 +70,8 @@ int Evaluator::add_command(const RawCommand& raw)
   Command command;
   command.begin = raw.begin;
   command.end = raw.end;
+  command.terminator = raw.terminator;
+  command.depth = m_command_depth;
   m_model.commands.push_back(std::move(command));
   return static_cast<int>(m_model.commands.size()) - 1;
 }

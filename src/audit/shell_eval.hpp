@@ -19,6 +19,7 @@ public:
 
 private:
   void command(const RawCommand& raw);
+  void track_blocks(const RawCommand& raw);
   int add_command(const RawCommand& raw);
   Assignment make_assignment(const RawWord& word, int command);
   void apply(Assignment assignment, bool export_it);
@@ -34,6 +35,8 @@ private:
   bool m_template;
   int m_depth;
   bool m_allexport = false;
+  int m_blocks = 0;         // open if/for/while/until/case/{ blocks
+  int m_command_depth = 0;  // depth of the command being added
 };
 
 } // namespace lg::audit::detail

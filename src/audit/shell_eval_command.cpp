@@ -28,8 +28,32 @@ bool is_declare(const std::string& word)
 
 } // namespace
 
+// Block nesting from the leading keywords (the lexer splits at ';' and
+// newlines, so `if c; then x; fi` arrives as "if c", "then x", "fi"), and a
+// trailing `{` (a function body or a group).
+void Evaluator::track_blocks(const RawCommand& raw)
+{
+  std::size_t i = 0;
+  for (; i < raw.words.size(); ++i) {
+    const std::string kw = plain_word(raw.words[i]);
+    if (kw == "fi" || kw == "done" || kw == "esac" || kw == "}") {
+      m_blocks = m_blocks > 0 ? m_blocks - 1 : 0;
+    } else if (kw == "if" || kw == "for" || kw == "while" || kw == "until" || kw == "case" || kw == "select"
+               || kw == "{") {
+      ++m_blocks;
+    } else if (kw != "then" && kw != "do" && kw != "else" && kw != "elif" && kw != "!" && kw != "function") {
+      break;
+    }
+  }
+  m_command_depth = m_blocks;
+  if (i < raw.words.size() && raw.words.size() > 1 && plain_word(raw.words.back()) == "{") {
+    ++m_blocks;
+  }
+}
+
 void Evaluator::command(const RawCommand& raw)
 {
+  track_blocks(raw);
   std::size_t idx = 0;
   while (idx < raw.words.size()) {
     const std::string kw = plain_word(raw.words[idx]);

@@ -14,10 +14,12 @@
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 #include "util/input.hpp"
+#include "util/process.hpp"
 
 #include <fmt/core.h>
 
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <iostream>
 
@@ -34,11 +36,71 @@ struct AuditArgs
   std::string fix;  // "", "write", "diff"
   audit::AuditOptions options;
   bool force_template = false;
+  bool gpu_given = false;
+  config::LoadOptions load;
 };
+
+config::GpuSpec resolve_preset(const std::string& name, const config::LoadOptions& load)
+{
+  config::JobSpec probe;
+  probe.cluster.gpu = name;
+  config::resolve_gpu(probe, load);
+  return probe.cluster.gpu_info;
+}
+
+// --gpu, else the GPU the script names, else H100 (said so in the output).
+std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::AuditOptions& options)
+{
+  if (args.gpu_given) {
+    return "--gpu";
+  }
+  if (const auto hint = audit::gpu_from_script(text)) {
+    try {
+      options.gpu = resolve_preset(hint->preset, args.load);
+      return "from the script: " + hint->evidence;
+    } catch (const lg::Error&) {
+      // no such preset here: keep the default and say so
+    }
+  }
+  return "assumed: the script names no GPU (partition, constraint, gres); --gpu sets it";
+}
 
 std::string read_input(const std::string& path)
 {
   return read_file(path, "script", k_max_script_bytes);
+}
+
+// `bash -n` on the script text: (line, message) of the first syntax error.
+// No bash here, or bash stuck: the check is skipped, never guessed.
+std::optional<std::pair<int, std::string>> bash_parse_error(const std::string& text)
+{
+  process::Command command;
+  command.program = "bash";
+  command.args = {"-n"};
+  command.stdin_text = text;
+  command.timeout = std::chrono::seconds(10);
+  process::Result result;
+  try {
+    result = process::run(command);
+  } catch (const lg::Error&) {
+    return std::nullopt;
+  }
+  if (result.ok() || result.signal) {
+    return std::nullopt;
+  }
+  // "bash: line 12: syntax error near unexpected token `fi'"
+  const auto at = result.err.find("line ");
+  int line = 0;
+  std::size_t i = at == std::string::npos ? result.err.size() : at + 5;
+  while (i < result.err.size() && std::isdigit(static_cast<unsigned char>(result.err[i])) != 0) {
+    line = line * 10 + (result.err[i] - '0');
+    ++i;
+  }
+  std::string message = i + 2 <= result.err.size() ? result.err.substr(i + 2) : result.err;
+  if (const auto eol = message.find('\n'); eol != std::string::npos) {
+    message.resize(eol);
+  }
+  return std::make_pair(line > 0 ? line : 1, message);
 }
 
 AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& args)
@@ -83,15 +145,14 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
     }
   }
   out.force_template = parsed.vars.count("template") != 0;
-  const config::LoadOptions load = load_options(parsed);
-  config::JobSpec probe;
-  probe.cluster.gpu = parsed.vars.count("gpu") != 0 ? parsed.vars["gpu"].as<std::string>() : "h100-80gb";
-  config::resolve_gpu(probe, load);
-  out.options.gpu = probe.cluster.gpu_info;
+  out.load = load_options(parsed);
+  out.gpu_given = parsed.vars.count("gpu") != 0;
+  out.options.gpu = resolve_preset(out.gpu_given ? parsed.vars["gpu"].as<std::string>() : "h100-80gb", out.load);
   out.options.directory_exists = [](const std::string& dir) {
     std::error_code ec;
     return std::filesystem::is_directory(dir, ec);
   };
+  out.options.parse_error = bash_parse_error;
   return out;
 }
 
@@ -105,6 +166,9 @@ void print_text(const GlobalOptions& global, const audit::AuditResult& result)
     if (!d.fix.empty()) {
       fmt::print("  fix: {}{}\n", d.fix, finding.edits.empty() ? "" : " (--fix applies it)");
     }
+  }
+  if (!result.findings.empty() && result.gpu_source != "--gpu") {
+    fmt::print("{}: note: GPU {} ({})\n", result.path, result.gpu, result.gpu_source);
   }
 }
 
@@ -121,12 +185,39 @@ nlohmann::json to_json(const audit::AuditResult& result)
                         {"fix", d.fix},
                         {"fixable", !finding.edits.empty()}});
   }
-  return {{"path", result.path}, {"findings", findings}, {"unknown", result.unknown}};
+  return {{"path", result.path}, {"findings", findings}, {"unknown", result.unknown},
+          {"gpu", {{"preset", result.gpu}, {"source", result.gpu_source}}}};
+}
+
+// Refuse a fix whose result bash cannot parse, or that brings a finding the
+// original did not have (an edit that changed more than it fixed).
+void check_fixed(const AuditArgs& args, const std::string& path, const std::string& text, const std::string& fixed,
+                 const audit::AuditResult& result)
+{
+  if (fixed == text) {
+    return;
+  }
+  audit::AuditOptions options = args.options;
+  options.template_mode = args.force_template || path.ends_with(".mustache");
+  const audit::AuditResult after = audit::audit_text(fixed, path, options);
+  std::map<std::string, int> budget;
+  for (const auto& finding : result.findings) {
+    ++budget[finding.diagnostic.rule];
+  }
+  for (const auto& finding : after.findings) {
+    if (--budget[finding.diagnostic.rule] < 0) {
+      Error error("audit --fix: refused for '{}': the edited script would have a new finding ({}: {})", path,
+                  finding.diagnostic.rule, finding.diagnostic.message);
+      error.hint = "nothing was written; apply the fixes by hand (--fix=diff shows them)";
+      throw error;
+    }
+  }
 }
 
 void write_fix(const AuditArgs& args, const std::string& path, const std::string& text, const audit::AuditResult& result)
 {
   const std::string fixed = audit::apply_fixes(text, result.findings);
+  check_fixed(args, path, text, fixed, result);
   if (args.fix == "diff") {
     fmt::print("{}", audit::unified_diff(text, fixed, path));
     return;
@@ -159,7 +250,10 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
       return std::filesystem::is_directory(dir, ec)
              || (path != "-" && std::filesystem::is_directory(script_dir / dir, ec));
     };
+    const std::string gpu_source = choose_gpu(parsed, text, options);
     audit::AuditResult result = audit::audit_text(text, path, options);
+    result.gpu = options.gpu.name;
+    result.gpu_source = gpu_source;
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;
     }

@@ -182,6 +182,15 @@ fs::path find_data_file(std::string_view kind, std::string_view name)
   return {};
 }
 
+std::vector<fs::path> template_dirs()
+{
+  std::vector<fs::path> dirs;
+  for (const auto& root : data_dirs()) {
+    dirs.push_back(root / "templates");
+  }
+  return dirs;
+}
+
 std::vector<fs::path> preset_dirs(const std::vector<fs::path>& extra)
 {
   std::vector<fs::path> dirs;

@@ -18,6 +18,9 @@ namespace lg::cli {
 // only root is the built-in data written out by embedded_data_dir().
 std::vector<std::filesystem::path> data_dirs();
 
+// The `templates/` directory of every data root, in data_dirs() order.
+std::vector<std::filesystem::path> template_dirs();
+
 // $XDG_CONFIG_HOME/launchguard (default ~/.config/launchguard).
 std::filesystem::path user_config_dir();
 

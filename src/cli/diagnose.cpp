@@ -11,7 +11,9 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
+#include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
+#include "launch/retry.hpp"
 #include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
@@ -42,6 +44,8 @@ struct JobFacts
 {
   diagnose::Context context;
   std::vector<Diagnostic> errors;  // the job's error findings (allocator_config_error, …)
+  std::optional<config::JobSpec> spec;  // the judged job (--job)
+  std::string job_file;
 };
 
 JobFacts make_context(const ParsedArgs& parsed)
@@ -62,8 +66,36 @@ JobFacts make_context(const ParsedArgs& parsed)
     const preflight::JudgedJob judged = preflight::judge(load_job(job_args), judge_options);
     context.expandable_segments_set = judged.allocator.expandable_in_effect();
     facts.errors = judged.errors();
+    facts.spec = judged.spec;
+    facts.job_file = job_args.positional.front();
   }
   return facts;
+}
+
+// A memory failure with --job: the fix is the first step of the job's own
+// retry ladder (the one `submit --retry` takes), each step judged again by the
+// preflight; the catalogue's generic advice stays after it.
+void fix_from_job(diagnose::Diagnosis& diagnosis, const JobFacts& facts)
+{
+  if (!facts.spec || !launch::is_memory_failure(diagnosis.category)) {
+    return;
+  }
+  launch::RetryInput input;
+  input.category = diagnosis.category;
+  input.suggested_change = diagnosis.suggested_change;
+  const launch::RetryDecision decision = launch::decide_retry(*facts.spec, input);
+  if (decision.kind == launch::RetryKind::with_fix) {
+    diagnosis.fix = fmt::format("For {}, judged by the preflight: {} — the first step of the job's own retry ladder "
+                                "(the one submit --retry takes) that is predicted to fit and breaks no rule. Check "
+                                "it with `launchguard estimate`.",
+                                facts.job_file, decision.reason);
+    diagnosis.suggested_change = decision.fix;
+  } else {
+    diagnosis.fix = fmt::format("For {}, judged by the preflight: {}; no step of its retry ladder is predicted to "
+                                "fit. {}",
+                                facts.job_file, decision.reason, diagnosis.fix);
+    diagnosis.suggested_change.clear();
+  }
 }
 
 nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
@@ -143,7 +175,7 @@ void print_consequence_ranks(const GlobalOptions& global, const diagnose::Diagno
 
 void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
 {
-  const bool failed = d.category != "none";
+  const bool failed = diagnose::is_failure(d.category);
   fmt::print("{} {} (confidence {:.2f})\n", colorize(global.color, "bold", "category:"),
              colorize(global.color, failed ? "red" : "green", d.category), d.confidence);
   if (!d.reason.empty()) {
@@ -183,7 +215,8 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
   po::options_description options("diagnose options");
   add_job_options(options);
   options.add_options()
-    ("job", po::value<std::string>(), "the job file (tells whether expandable_segments was on)")
+    ("job", po::value<std::string>(),
+     "the job file: whether expandable_segments was on, and a memory fix from its own retry ladder")
     ("state", po::value<std::string>(), "Slurm's final job state: FAILED, OUT_OF_MEMORY, TIMEOUT, NODE_FAIL, …")
     ("catalogue", po::value<std::vector<std::string>>()->composing(),
      "extra signature catalogue (TOML), added last; repeatable");
@@ -204,7 +237,8 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
     texts.push_back(read_text(path, "log"));
     logs.push_back({path == "-" ? "<stdin>" : path, texts.back()});
   }
-  const diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, facts.context);
+  diagnose::Diagnosis diagnosis = diagnose::diagnose(logs, matcher, facts.context);
+  fix_from_job(diagnosis, facts);
   if (global.json) {
     nlohmann::json document = to_json(diagnosis);
     if (parsed.vars.count("job") != 0) {
@@ -222,7 +256,7 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
       print_diagnostics(global, facts.errors);
     }
   }
-  return diagnosis.category == "none" ? k_exit_ok : k_exit_job_errors;
+  return diagnose::is_failure(diagnosis.category) ? k_exit_job_errors : k_exit_ok;
 }
 
 } // namespace lg::cli

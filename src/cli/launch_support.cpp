@@ -4,9 +4,10 @@
 #include "cli/commands.hpp"
 #include "cli/data_paths.hpp"
 #include "cli/exit_codes.hpp"
-#include "cli/job_script.hpp"
 #include "cli/output.hpp"
 #include "config/loader.hpp"
+#include "diagnose/category.hpp"
+#include "launch/job_source.hpp"
 #include "launch/journal.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
@@ -52,8 +53,7 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global)
   auto& context = live.context;
   context.client = live.client.get();
   context.matcher = live.matcher.get();
-  context.render = [](const config::JobSpec& spec) { return render_job_script(spec); };
-  context.load_source = load_job_source;
+  context.template_dirs = template_dirs();
   context.interrupted = [] { return g_interrupted.load(); };
   const bool tty = isatty(STDERR_FILENO) != 0;
   context.progress = [tty, global](const std::string& line) {
@@ -113,46 +113,17 @@ fs::path state_dir(const ParsedArgs& parsed)
 nlohmann::json job_source(const ParsedArgs& parsed)
 {
   const std::string path = parsed.positional.front();
-  nlohmann::json overrides = nlohmann::json::object();
-  for (const char* key : {"gpu", "nodes", "gpus-per-node"}) {
-    if (parsed.vars.count(key) != 0) {
-      if (std::string(key) == "gpu") {
-        overrides[key] = parsed.vars[key].as<std::string>();
-      } else {
-        overrides[key] = parsed.vars[key].as<int>();
-      }
-    }
+  launch::ClusterOverrides overrides;
+  if (parsed.vars.count("gpu") != 0) {
+    overrides.gpu = parsed.vars["gpu"].as<std::string>();
   }
-  std::vector<std::string> dirs;
-  for (const auto& dir : load_options(parsed).preset_dirs) {
-    dirs.push_back(fs::absolute(dir).string());
+  if (parsed.vars.count("nodes") != 0) {
+    overrides.nodes = parsed.vars["nodes"].as<int>();
   }
-  return {{"kind", "toml"},
-          {"path", fs::absolute(path).string()},
-          {"text", read_text(path, "job file")},
-          {"preset_dirs", dirs},
-          {"overrides", overrides}};
-}
-
-config::JobSpec load_job_source(const nlohmann::json& source)
-{
-  config::LoadOptions options;
-  for (const auto& dir : source.value("preset_dirs", std::vector<std::string>{})) {
-    options.preset_dirs.emplace_back(dir);
+  if (parsed.vars.count("gpus-per-node") != 0) {
+    overrides.gpus_per_node = parsed.vars["gpus-per-node"].as<int>();
   }
-  config::JobSpec spec = config::load_job_text(source.value("text", ""), source.value("path", "job.toml"), options);
-  const auto overrides = source.value("overrides", nlohmann::json::object());
-  if (overrides.contains("nodes")) {
-    spec.cluster.nodes = overrides["nodes"].get<int>();
-  }
-  if (overrides.contains("gpus-per-node")) {
-    spec.cluster.gpus_per_node = overrides["gpus-per-node"].get<int>();
-  }
-  if (overrides.contains("gpu")) {
-    spec.cluster.gpu = overrides["gpu"].get<std::string>();
-    config::resolve_gpu(spec, options);
-  }
-  return spec;
+  return launch::job_source(path, read_text(path, "job file"), load_options(parsed).preset_dirs, overrides);
 }
 
 nlohmann::json run_summary_json(const launch::RunState& state)
@@ -181,13 +152,13 @@ nlohmann::json run_summary_json(const launch::RunState& state)
 void print_run_summary(const GlobalOptions& global, const launch::RunState& state)
 {
   fmt::print("run {} ({}): {}{}\n", state.run_id, state.name,
-             state.finished ? colorize(global.color, state.outcome == "succeeded" ? "green" : "red", state.outcome)
+             state.finished ? colorize(global.color, state.outcome == launch::to_string(launch::RunResult::succeeded) ? "green" : "red", state.outcome)
                             : "in progress",
              state.outcome_reason.empty() ? "" : " — " + state.outcome_reason);
   for (const auto& a : state.attempts) {
     fmt::print("  attempt {}: job {} {}{}{}\n", a.number, a.job_id.value_or("-"),
                a.last_state.empty() ? "(not submitted)" : a.last_state,
-               a.category.empty() || a.category == "none" ? "" : ", diagnosis " + a.category,
+               !diagnose::is_failure(a.category) ? "" : ", diagnosis " + a.category,
                a.fix.empty() ? "" : ", fix " + a.fix);
     if (!a.reason.empty() && a.number > 1) {
       fmt::print("    why: {}\n", a.reason);
@@ -206,7 +177,7 @@ int exit_code_of(const launch::RunOutcome& outcome)
   if (outcome.interrupted) {
     return k_exit_interrupted;
   }
-  if (outcome.detached || outcome.outcome == "succeeded") {
+  if (outcome.detached || outcome.outcome == launch::to_string(launch::RunResult::succeeded)) {
     return k_exit_ok;
   }
   return k_exit_job_errors;

@@ -36,10 +36,9 @@ watch::PollSchedule poll_schedule(const ParsedArgs& parsed);
 std::chrono::milliseconds vanish_after(const ParsedArgs& parsed);
 std::filesystem::path state_dir(const ParsedArgs& parsed);
 
-// What run_created stores to rebuild the job on resume: the job file's text
-// and path, the preset dirs and the cluster overrides.
+// What run_created stores to rebuild the job on resume (launch/job_source.hpp)
+// for the job named on the command line.
 nlohmann::json job_source(const ParsedArgs& parsed);
-config::JobSpec load_job_source(const nlohmann::json& source);
 
 // Print the run's attempts (text) or return them (JSON).
 nlohmann::json run_summary_json(const launch::RunState& state);

@@ -7,7 +7,7 @@
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
-#include "cli/job_script.hpp"
+#include "launch/job_script.hpp"
 #include "preflight/judge.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
@@ -75,7 +75,7 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
     }
     return report(global, findings, nullptr, true);
   }
-  const std::string script = render_job_script(spec, judged.environment);
+  const std::string script = launch::render_job_script(spec, judged.environment, template_dirs());
   if (parsed.vars.count("output") != 0U) {
     // A script that carries a credential from [env] is readable by its owner only.
     AtomicWriteOptions write;

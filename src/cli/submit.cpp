@@ -4,11 +4,12 @@
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "cli/job_input.hpp"
-#include "cli/job_script.hpp"
 #include "cli/launch_support.hpp"
 #include "cli/output.hpp"
 #include "preflight/judge.hpp"
 #include "cli/estimate_output.hpp"
+#include "cli/data_paths.hpp"
+#include "launch/job_script.hpp"
 #include "launch/journal.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -44,7 +45,7 @@ int max_attempts(const ParsedArgs& parsed, const config::JobSpec& spec)
 int dry_run(const GlobalOptions& global, const config::JobSpec& spec, const preflight::JudgedJob& judged,
             const std::vector<std::string>& sbatch_args, int attempts)
 {
-  const std::string script = render_job_script(spec, judged.environment);
+  const std::string script = launch::render_job_script(spec, judged.environment, template_dirs());
   std::vector<std::string> argv = {"sbatch", "--parsable", "--comment=lg-<run id>-a001"};
   argv.insert(argv.end(), sbatch_args.begin(), sbatch_args.end());
   argv.emplace_back("<state dir>/runs/<run id>/attempt-1/job.sbatch");

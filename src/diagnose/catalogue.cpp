@@ -3,6 +3,8 @@
 // message at a time is enough.
 #include "diagnose/catalogue.hpp"
 
+#include "diagnose/category.hpp"
+
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
 #include "util/nesting.hpp"
@@ -255,14 +257,13 @@ void read_signatures(const Reader& reader, const toml::node& node, Catalogue& ca
 
 const std::vector<std::string>& category_names()
 {
-  static const std::vector<std::string> names = {
-    "cuda_oom_fragmentation", "cuda_oom_capacity", "cuda_oom_other_process",
-    "cuda_oom_in_nccl", "cublas_cudnn_alloc_failed", "host_oom", "nccl_timeout",
-    "nccl_error", "gpu_hardware", "illegal_memory_access", "slurm_time_limit",
-    "slurm_preemption_or_node_failure", "cpu_offload_with_pp",
-    "nccl_ub_expandable_segments", "allocator_config_error", "loss_nan_divergence",
-    "config_error", "import_error", "segfault", "device_assert", "rendezvous_error",
-    "port_in_use", "disk_full_or_quota", "shm_exhausted", "hang_no_progress", "unknown", "none"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Category category : all_categories()) {
+      out.emplace_back(to_string(category));
+    }
+    return out;
+  }();
   return names;
 }
 
@@ -270,6 +271,7 @@ const std::vector<std::string>& fact_names()
 {
   static const std::vector<std::string> names = {
     "expandable_segments_set", "expandable_segments_unsupported", "training_finished",
+    "exception_ignored",
     "job_failed"};
   return names;
 }

@@ -5,7 +5,7 @@
 #include "diagnose/refine.hpp"
 #include "diagnose/timestamp.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -76,18 +76,30 @@ const Candidate& choose(const std::vector<Candidate>& candidates)
                                     [](const auto& a, const auto& b) { return a.sig->rank < b.sig->rank; })
                      ->sig->rank;
   std::vector<const Candidate*> firsts;  // the first of rank `best` in each file
+  std::vector<const Candidate*> timed;   // those of rank `best` ordered by their timestamp
   std::set<std::size_t> files;
   for (const auto& candidate : candidates) {
     const std::size_t file = candidate.hit ? candidate.hit->file : SIZE_MAX;
-    if (candidate.sig->rank == best && files.insert(file).second) {
+    if (candidate.sig->rank != best) {
+      continue;
+    }
+    const bool first_in_file = files.insert(file).second;
+    if (first_in_file) {
       firsts.push_back(&candidate);
+    }
+    // A later line of the same log counts by time only with its own stamp
+    // (one borrowed from a line above says nothing about out-of-order lines).
+    if (candidate.time && (first_in_file || find_timestamp(candidate.hit->text))) {
+      timed.push_back(&candidate);
     }
   }
   const bool all_timed = std::all_of(firsts.begin(), firsts.end(), [](const auto* c) { return c->time.has_value(); });
   if (!all_timed) {
     return *firsts.front();
   }
-  return **std::min_element(firsts.begin(), firsts.end(), [](const auto* a, const auto* b) {
+  // Within one log too: a rank whose stderr was flushed late still says when
+  // it failed. Ties keep the log's order.
+  return **std::min_element(timed.begin(), timed.end(), [](const auto* a, const auto* b) {
     return compare(*a->time, *b->time) < 0;
   });
 }
@@ -197,6 +209,7 @@ Facts collect_facts(const std::vector<Hit>& hits, const Catalogue& catalogue, co
     facts.expandable_segments_set |= fact == "expandable_segments_set";
     facts.expandable_segments_unsupported |= fact == "expandable_segments_unsupported";
     facts.training_finished |= fact == "training_finished";
+    facts.exception_ignored |= fact == "exception_ignored";
     facts.job_failed |= fact == "job_failed";
   }
   return facts;
@@ -299,6 +312,51 @@ const Signature& job_failed_signature()
   return sig;
 }
 
+// Only timeouts (no root cause in the logs): the ranks that printed none are
+// the suspects (a straggler, or a rank whose log is missing). Skipped when a
+// file hit the per-signature cap, which would hide ranks.
+void name_silent_ranks(Diagnosis& diagnosis, const std::vector<Candidate>& candidates, std::size_t cap)
+{
+  if (diagnosis.category != "nccl_timeout") {
+    return;
+  }
+  std::set<int> ranks;
+  std::map<std::pair<std::size_t, std::size_t>, std::size_t> per_file;  // (file, signature) -> hits
+  for (const auto& c : candidates) {
+    if (c.hit != nullptr && c.sig->category == "nccl_timeout") {
+      if (++per_file[{c.hit->file, c.hit->signature}] >= cap) {
+        return;
+      }
+      if (c.origin.rank) {
+        ranks.insert(*c.origin.rank);
+      }
+    }
+  }
+  if (ranks.size() < 2) {
+    return;
+  }
+  std::vector<int> silent;
+  for (int rank = 0; rank < *ranks.rbegin(); ++rank) {
+    if (ranks.count(rank) == 0) {
+      silent.push_back(rank);
+    }
+  }
+  if (!silent.empty() && silent.size() <= 8) {
+    diagnosis.reason = fmt::format("every failure line is a collective timeout; rank{} {} printed none: look there "
+                                   "first (a straggler, a hang, or a rank whose log is missing)",
+                                   silent.size() == 1 ? "" : "s", fmt::join(silent, ", "));
+  }
+}
+
+// Name the node in a fix that says "--exclude=<node>".
+void name_the_node(Diagnosis& diagnosis)
+{
+  const auto at = diagnosis.fix.find("<node>");
+  if (at != std::string::npos && !diagnosis.host.empty()) {
+    diagnosis.fix.replace(at, 6, diagnosis.host);
+  }
+}
+
 } // namespace
 
 bool is_failed_state(std::string_view state)
@@ -329,7 +387,13 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   if (state_sig) {
     candidates.push_back({nullptr, &*state_sig, std::nullopt, {}});
   }
-  if (candidates.empty()) {
+  // CPython's "Exception ignored in: <function …__del__>" and its traceback
+  // are printed for an exception that did not stop anything (a destructor at
+  // interpreter shutdown): when exceptions are all there is, no failure.
+  const bool only_exceptions = std::all_of(candidates.begin(), candidates.end(), [](const Candidate& c) {
+    return c.hit != nullptr && c.sig->category == "unknown" && (c.sig->id == "python-exception" || c.sig->id == "python-traceback");
+  });
+  if (candidates.empty() || (facts.exception_ignored && only_exceptions)) {
     return no_cause(context, catalogue);
   }
   const Candidate& winner = choose(candidates);
@@ -352,6 +416,8 @@ Diagnosis diagnose(const std::vector<LogFile>& logs, const Matcher& matcher, con
   HostLookup hosts(logs);
   add_evidence_and_consequences(diagnosis, winner, candidates, logs, context, hosts);
   set_origin(diagnosis, winner, candidates, hosts);
+  name_silent_ranks(diagnosis, candidates, options.hits_per_signature);
+  name_the_node(diagnosis);
   return diagnosis;
 }
 

@@ -15,6 +15,7 @@ struct Facts
   bool expandable_segments_set = false;
   bool expandable_segments_unsupported = false;
   bool training_finished = false;
+  bool exception_ignored = false;  // CPython printed "Exception ignored in: …" (a __del__ at shutdown)
   bool job_failed = false;  // an exit status or Slurm teardown line was seen
 };
 

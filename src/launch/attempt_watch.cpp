@@ -2,6 +2,7 @@
 // reports, early cancel on a fatal log line, the final diagnosis.
 #include "launch/runner_steps.hpp"
 
+#include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
 #include "preflight/judge.hpp"
 #include "launch/retry.hpp"
@@ -108,7 +109,7 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
     return;
   }
   const auto early = diagnose::diagnose(fresh, *context.matcher, {});
-  if (is_memory_failure(early.category) || early.category == "cpu_offload_with_pp") {
+  if (is_memory_failure(early.category) || early.category == diagnose::to_string(diagnose::Category::cpu_offload_with_pp)) {
     live.fatal_seen = Clock::now();
     live.fatal_category = early.category;
     say(context, fmt::format("attempt {}: {} in the logs while the job runs", attempt.number, early.category));
@@ -197,7 +198,9 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"retryable", diagnosis.retryable},
                                {"evidence", evidence}});
   const bool completed = last_state == "COMPLETED";
-  const char* outcome = completed ? "completed" : last_state == "VANISHED" ? "vanished" : "failed";
+  const std::string outcome = to_string(completed                  ? AttemptResult::completed
+                                        : last_state == "VANISHED" ? AttemptResult::vanished
+                                                                   : AttemptResult::failed);
   journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", last_state}});
   say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, last_state, diagnosis.category));
   if (!diagnosis.evidence.empty() && !completed) {

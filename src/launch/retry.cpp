@@ -1,5 +1,7 @@
 #include "launch/retry.hpp"
 
+#include "diagnose/category.hpp"
+
 #include "preflight/fixes.hpp"
 #include "preflight/judge.hpp"
 
@@ -11,17 +13,17 @@ namespace lg::launch {
 
 bool is_memory_failure(const std::string& category)
 {
-  return category == "cuda_oom_fragmentation" || category == "cuda_oom_capacity" || category == "cuda_oom_in_nccl"
-         || category == "cublas_cudnn_alloc_failed";
+  return diagnose::is_memory_failure(category);
 }
 
 bool is_infrastructure_failure(const std::string& category)
 {
-  return category == "slurm_preemption_or_node_failure" || category == "gpu_hardware"
-         || category == "cuda_oom_other_process" || category == "nccl_timeout" || category == "nccl_error";
+  return diagnose::is_infrastructure_failure(category);
 }
 
 namespace {
+
+constexpr std::string_view k_useless_core_attn_rule = "recompute.core_attn_with_fused_attention";
 
 bool tried(const RetryInput& input, const std::string& fix)
 {
@@ -78,6 +80,14 @@ RetryDecision memory_retry(const config::JobSpec& spec, const RetryInput& input)
       skipped.push_back(fix + " (breaks a constraint rule)");
       continue;
     }
+    // core_attn recompute with fused/flash attention saves nothing: check
+    // warns so, and the ladder must not spend an attempt on it.
+    if (fix == "recompute_core_attn" &&
+        std::any_of(judged.findings.begin(), judged.findings.end(),
+                    [](const Diagnostic& d) { return d.rule == k_useless_core_attn_rule; })) {
+      skipped.push_back(fix + " (useless with fused attention)");
+      continue;
+    }
     decision.kind = RetryKind::with_fix;
     decision.fix = fix;
     decision.description = applied->description;
@@ -112,7 +122,7 @@ RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input)
     }
     return decision;
   }
-  if (input.category == "none") {
+  if (!diagnose::is_failure(input.category)) {
     decision.reason = "the job did not fail";
   } else {
     decision.reason = fmt::format("{}: not retried automatically (a retry cannot fix it without a change "

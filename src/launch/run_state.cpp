@@ -6,6 +6,28 @@
 
 namespace lg::launch {
 
+std::string to_string(RunResult result)
+{
+  switch (result) {
+  case RunResult::succeeded: return "succeeded";
+  case RunResult::failed: return "failed";
+  case RunResult::gave_up: return "gave_up";
+  }
+  return "failed";
+}
+
+std::string to_string(AttemptResult result)
+{
+  switch (result) {
+  case AttemptResult::completed: return "completed";
+  case AttemptResult::failed: return "failed";
+  case AttemptResult::vanished: return "vanished";
+  case AttemptResult::cancelled: return "cancelled";
+  case AttemptResult::submit_failed: return "submit_failed";
+  }
+  return "failed";
+}
+
 AttemptState* RunState::current()
 {
   if (!attempts.empty() && !attempts.back().finished) {

@@ -25,8 +25,17 @@ struct AttemptState
   std::string suggested_change;  // diagnosis's fix id
   double max_allocated_bytes = 0;  // highest live memory report seen
   bool finished = false;
-  std::string outcome;  // "completed", "failed", "cancelled", "submit_failed"
+  std::string outcome;  // to_string(AttemptResult) once finished
 };
+
+// How a run ended (run_finished's "outcome"), spelled once by to_string.
+enum class RunResult { succeeded, failed, gave_up };
+// How an attempt ended (attempt_finished's "outcome").
+enum class AttemptResult { completed, failed, vanished, cancelled, submit_failed };
+
+// "succeeded", "failed", "gave_up" / "completed", "failed", "vanished", ….
+std::string to_string(RunResult result);
+std::string to_string(AttemptResult result);
 
 struct RunState
 {
@@ -36,7 +45,7 @@ struct RunState
   bool retry_infra = false;
   std::vector<AttemptState> attempts;
   bool finished = false;
-  std::string outcome;  // "succeeded", "failed", "gave_up"
+  std::string outcome;  // to_string(RunResult) once finished
   std::string outcome_reason;
   int damaged_records = 0;
 

@@ -3,6 +3,9 @@
 #include "launch/runner.hpp"
 
 #include "preflight/fixes.hpp"
+#include "launch/job_script.hpp"
+#include "launch/job_source.hpp"
+#include "diagnose/category.hpp"
 #include "launch/retry.hpp"
 #include "launch/runner_steps.hpp"
 #include "util/error.hpp"
@@ -54,7 +57,8 @@ config::JobSpec base_spec(const Journal& journal, const RunContext& context)
 {
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
-      return context.load_source(record.data.value("source", nlohmann::json::object()));
+      const auto source = record.data.value("source", nlohmann::json::object());
+      return context.load_source ? context.load_source(source) : load_job_source(source);
     }
   }
   SystemError error("run '{}' has no run_created record", journal.run_id());
@@ -64,7 +68,7 @@ config::JobSpec base_spec(const Journal& journal, const RunContext& context)
 void prepare_attempt(Journal& journal, const config::JobSpec& spec, int number, const std::string& fix,
                      const std::string& reason, const RunContext& context)
 {
-  const std::string script = context.render(spec);
+  const std::string script = context.render ? context.render(spec) : render_job_script(spec, context.template_dirs);
   journal.write_artifact(script_path(number), script);
   journal.append("attempt_prepared", {{"attempt", number},
                                       {"tag", attempt_tag(journal.run_id(), number)},
@@ -84,16 +88,16 @@ void finish_run(Journal& journal, const std::string& outcome, const std::string&
 void decide_next(Journal& journal, const RunState& state, const RunOptions& options, const RunContext& context)
 {
   const AttemptState& last = state.attempts.back();
-  if (last.outcome == "completed") {
-    finish_run(journal, "succeeded", fmt::format("attempt {} completed", last.number), context);
+  if (last.outcome == to_string(AttemptResult::completed)) {
+    finish_run(journal, to_string(RunResult::succeeded), fmt::format("attempt {} completed", last.number), context);
     return;
   }
-  if (last.outcome == "submit_failed") {
-    finish_run(journal, "failed", "Slurm refused the job", context);
+  if (last.outcome == to_string(AttemptResult::submit_failed)) {
+    finish_run(journal, to_string(RunResult::failed), "Slurm refused the job", context);
     return;
   }
-  if (last.outcome == "vanished" && (last.category == "none" || last.category == "unknown" || last.category.empty())) {
-    finish_run(journal, "failed",
+  if (last.outcome == to_string(AttemptResult::vanished) && (!diagnose::is_failure(last.category) || last.category == diagnose::to_string(diagnose::Category::unknown))) {
+    finish_run(journal, to_string(RunResult::failed),
                fmt::format("job {} vanished from Slurm and its logs show no cause; ask your Slurm admins "
                            "(sacct -j {})",
                            last.job_id.value_or("?"), last.job_id.value_or("?")),
@@ -112,11 +116,11 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   }
   const RetryDecision decision = decide_retry(spec, input);
   if (decision.kind == RetryKind::none) {
-    finish_run(journal, "failed", decision.reason, context);
+    finish_run(journal, to_string(RunResult::failed), decision.reason, context);
     return;
   }
   if (static_cast<int>(state.attempts.size()) >= state.max_attempts) {
-    finish_run(journal, "gave_up",
+    finish_run(journal, to_string(RunResult::gave_up),
                fmt::format("{} attempt(s) used; the next would have been: {}", state.attempts.size(), decision.reason),
                context);
     return;

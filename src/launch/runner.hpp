@@ -28,10 +28,13 @@ struct RunContext
 {
   slurm::Client* client = nullptr;
   const diagnose::Matcher* matcher = nullptr;
-  // Render the batch script of `spec` (environment composed, template
-  // applied). Throws Error when it cannot.
+  // Where `[launch] template` names are looked up (job_script.hpp).
+  std::vector<std::filesystem::path> template_dirs;
+  // Test seams, empty by default: render the batch script of `spec`
+  // (default: launch::render_job_script with template_dirs), rebuild the
+  // original job from the "source" saved in run_created (default:
+  // launch::load_job_source).
   std::function<std::string(const config::JobSpec&)> render;
-  // Rebuild the original job from the "source" saved in run_created.
   std::function<config::JobSpec(const nlohmann::json&)> load_source;
   std::function<void(std::chrono::milliseconds)> sleep;  // real sleep by default
   std::function<bool()> interrupted;                     // SIGINT/SIGTERM seen
@@ -69,7 +72,7 @@ struct RunOutcome
   bool finished = false;     // run_finished recorded
   bool interrupted = false;  // stopped by a signal; resumable
   bool detached = false;     // returned after submission (--detach)
-  std::string outcome;       // "succeeded", "failed", "gave_up"
+  std::string outcome;       // to_string(RunResult)
   std::string reason;
 };
 

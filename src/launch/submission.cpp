@@ -154,7 +154,7 @@ void submit_attempt(Journal& journal, const AttemptState& attempt, const config:
       say(context, fmt::format("attempt {}: submitted as Slurm job {}", attempt.number, id));
       return;
     } catch (const slurm::SlurmRejected& e) {
-      journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", "submit_failed"}, {"error", e.what()}});
+      journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", to_string(AttemptResult::submit_failed)}, {"error", e.what()}});
       throw;
     } catch (const slurm::TransientSlurmError& e) {
       last_error = e.what();

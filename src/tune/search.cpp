@@ -46,17 +46,28 @@ std::pair<double, double> dense_and_expert_parameters(const config::JobSpec& spe
 }
 
 // A lower bound of the estimate's peak that needs no estimate: the bf16
-// weights and the gradient buffers of the average stage (the estimate adds
-// optimizer state, activations, workspaces and takes the heaviest stage).
+// weights, the gradient buffers and Adam's two moments (at least 2 bytes
+// each) of the average stage, sharded as the layout shards them (the estimate
+// adds master weights, activations, workspaces and takes the heaviest stage).
 double peak_lower_bound(const config::JobSpec& spec, const Layout& l, double dense, double experts)
 {
   if (l.fsdp) {
     return 0;
   }
-  const double per_gpu = dense / (l.tp * l.pp) + experts / (std::max(1, l.ep * l.etp) * l.pp);
+  const int world = std::max(1, config::world_size(spec));
+  const double dense_gpu = dense / (l.tp * l.pp);
+  const double expert_gpu = experts / (std::max(1, l.ep * l.etp) * l.pp);
   const bool lora = spec.peft.method == "lora";
   const double grad = lora ? 0 : (spec.training.optimizer.grad_dtype == "bf16" ? 2 : 4);
-  return per_gpu * (2 + grad);
+  double moments = 0;
+  if (!lora && spec.training.optimizer.name == "adam") {
+    const double on_gpu = 1 - std::clamp(spec.training.optimizer.cpu_offload_fraction, 0.0, 1.0);
+    const double dense_group = l.distributed_optimizer ? std::max(1, world / (l.tp * l.pp)) : 1;
+    const double expert_group =
+        l.distributed_optimizer ? std::max(1, world / (l.pp * std::max(1, l.ep * l.etp))) : 1;
+    moments = 4 * on_gpu * (dense_gpu / dense_group + expert_gpu / expert_group);
+  }
+  return (dense_gpu + expert_gpu) * (2 + grad) + moments;
 }
 
 } // namespace
@@ -90,19 +101,20 @@ Result search(const Request& request)
       base, request.free, fixed, static_cast<int>(result.recompute_choices.size()), [&](const Layout& layout) {
         if (peak_lower_bound(base, layout, dense_params, expert_params) > limit) {
           ++result.pruned_by_memory;
-          return;
+          return false;
         }
         apply_layout(layout, result.recompute_choices, result.keep, work);
         const estimate::Estimate est = estimate::estimate(work, options);
         const double band = est.peak_bytes;
+        ++result.estimated;
         if (est.verdict != estimate::Verdict::fits || band > limit) {
           ++result.pruned_by_memory;
-          return;
+          return false;
         }
         const auto findings = rules::check(work, est);
         if (has_errors(findings)) {
           ++result.pruned_by_rules;
-          return;
+          return true;
         }
         Candidate c;
         c.layout = layout;
@@ -117,9 +129,11 @@ Result search(const Request& request)
         }
         c.throughput = throughput::predict(work);
         result.candidates.push_back(std::move(c));
+        return true;
       });
   result.searched = counts.searched;
   result.pruned_by_rules += counts.structurally_invalid;
+  result.pruned_by_memory += counts.over_memory_by_smaller_mbs;
   std::stable_sort(result.candidates.begin(), result.candidates.end(),
                    [](const Candidate& a, const Candidate& b) {
                      if (a.throughput.tokens_per_sec_per_gpu != b.throughput.tokens_per_sec_per_gpu) {

@@ -40,6 +40,7 @@ struct Result
   long searched = 0;
   long pruned_by_rules = 0;
   long pruned_by_memory = 0;
+  long estimated = 0;  // layouts the memory estimate ran on (the rest pruned before it)
   std::vector<Candidate> candidates;  // every survivor, best first
   std::vector<RecomputeChoice> recompute_choices;
   OverlapKeep keep;

@@ -150,7 +150,7 @@ std::vector<RecomputeChoice> recompute_choices(const config::ModelSpec& model, i
 }
 
 SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layout& fixed,
-                      int recompute_count, const std::function<void(const Layout&)>& visit)
+                      int recompute_count, const std::function<bool(const Layout&)>& visit)
 {
   SpaceCounts counts;
   const auto& m = base.model;
@@ -164,6 +164,7 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
   auto one = [](int v) { return std::vector<int>{v}; };
   const auto tps = free.tp ? powers_of_two(std::min(world, 64)) : one(fixed.tp);
   const auto cps = free.cp ? powers_of_two(std::min(world, 32)) : one(fixed.cp);
+  // Ascending: enumerate() relies on it (see space.hpp).
   const auto mbss = free.mbs ? std::vector<int>{1, 2, 4, 8, 16} : one(fixed.micro_batch_size);
   const auto offloads = free.offload ? std::vector<int>{0, std::max(1, layers / 2)}
                                      : one(fixed.cpu_offloading_layers);
@@ -214,14 +215,15 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
           }
           for (int etp : etps) {
             for (int vpp : vpps) {
-              for (int mbs : mbss) {
-                const std::vector<bool> sps =
-                    free.sp ? (tp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false})
-                            : std::vector<bool>{fixed.sequence_parallel};
-                for (bool sp : sps) {
-                  for (int rc : recomputes) {
-                    for (const auto& [fsdp, dist] : sharding) {
-                      for (int offload : offloads) {
+              const std::vector<bool> sps =
+                  free.sp ? (tp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false})
+                          : std::vector<bool>{fixed.sequence_parallel};
+              for (bool sp : sps) {
+                for (int rc : recomputes) {
+                  for (const auto& [fsdp, dist] : sharding) {
+                    for (int offload : offloads) {
+                      bool over = false;
+                      for (int mbs : mbss) {
                         ++counts.searched;
                         const int model_parallel = tp * pp * cp;
                         const int dp = world % model_parallel == 0 ? world / model_parallel : 0;
@@ -231,6 +233,10 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
                                         && (offload == 0 || pp == 1);
                         if (!ok) {
                           ++counts.structurally_invalid;
+                          continue;
+                        }
+                        if (over) {
+                          ++counts.over_memory_by_smaller_mbs;
                           continue;
                         }
                         Layout l;
@@ -248,7 +254,7 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
                         l.fsdp = fsdp;
                         l.distributed_optimizer = dist;
                         l.cpu_offloading_layers = offload;
-                        visit(l);
+                        over = !visit(l);
                       }
                     }
                   }

@@ -36,11 +36,16 @@ struct SpaceCounts
 {
   long searched = 0;
   long structurally_invalid = 0;  // broke a rule that needs no estimate
+  // Not estimated: a smaller micro batch of the same layout was already over
+  // memory (the peak grows with the micro batch size).
+  long over_memory_by_smaller_mbs = 0;
 };
 
 // Call `visit` with every layout of the space around `base` (fixed dimensions
-// at `fixed`'s values) that passes the structural checks.
+// at `fixed`'s values) that passes the structural checks. Micro batch sizes
+// are visited last and ascending; `visit` returns false when the layout was
+// over memory, and the larger micro batches of it are then not visited.
 SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layout& fixed,
-                      int recompute_count, const std::function<void(const Layout&)>& visit);
+                      int recompute_count, const std::function<bool(const Layout&)>& visit);
 
 } // namespace lg::tune

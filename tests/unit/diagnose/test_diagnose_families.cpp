@@ -174,6 +174,9 @@ TEST_CASE("families: native crashes, device-side asserts, disks")
      "/var/spool/slurmd/job123/slurm_script: line 20: 4711 Segmentation fault      (core dumped) python train.py"},
     {"segfault", "Slurm src/srun/launch.c task status with strsignal(SIGSEGV)",
      "srun: error: gpu-node2: task 3: Segmentation fault"},
+    {"segfault", "PyTorch torch/multiprocessing/spawn.py ProcessExitedException",
+     "torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGSEGV"},
+    {"segfault", "a shell or container runtime reporting 128 + SIGSEGV", "Error: container exited with code 139"},
     {"segfault", "UCX src/ucs/debug/debug.c error signal handler",
      "[gpu-node2:4711:0:4711] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x8)"},
     {"device_assert", "PyTorch aten/src/ATen/native/cuda/Indexing.cu CUDA_KERNEL_ASSERT(srcIndex < srcSelectDimSize)",
@@ -204,6 +207,8 @@ TEST_CASE("families: divergence printed by trainers other than Megatron")
                                                               "3.38it/s, v_num=12, train_loss=nan]"},
     {"loss_nan_divergence", "torchvision references/classification/train.py",
      "Loss is nan, stopping training"},
+    {"loss_nan_divergence", "pytorch/examples mnist/main.py train loop print",
+     "Train Epoch: 3 [1280/60000 (2%)]\tLoss: nan"},
     {"loss_nan_divergence", "fairseq fairseq/trainer.py / nan_detector",
      "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding. Try lowering the "
      "learning rate, using gradient clipping or increasing the batch size."},
@@ -234,6 +239,12 @@ TEST_CASE("families: a GPU lost or not probed, and the scheduler's node failure 
      "srun: error: Task launch for StepId=1234.0 failed on node gpu-node4: Communication connection failure"},
     {"slurm_preemption_or_node_failure", "Slurm salloc/srun when the allocation is revoked",
      "srun: Job allocation 1234 has been revoked."},
+    {"slurm_preemption_or_node_failure", "Slurm sacct State and ExitCode columns",
+     "1234.0           python  NODE_FAIL      1:0"},
+    {"host_oom", "Slurm scontrol show job", "   JobState=OUT_OF_MEMORY Reason=OutOfMemory Dependency=(null)"},
+    {"host_oom", "Kubernetes pod status (kubectl describe pod)", "      Reason:       OOMKilled"},
+    {"config_error", "Slurm src/sbatch/sbatch.c",
+     "sbatch: error: Batch job submission failed: Requested node configuration is not available"},
   };
   check_all(std::begin(cases), std::end(cases));
 }

@@ -42,6 +42,11 @@ TEST_CASE("negatives: benign look-alikes give none")
     "not supported by protocol).",
     "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot "
     "assign requested address).",
+    "[W socket.cpp:697] [c10d] The IPv6 network addresses of (gpu-node0, 29500) cannot be retrieved (gai error: -2 - "
+    "Name or service not known).",
+    "[rank0]:[W1201 10:00:00.1 ProcessGroupNCCL.cpp:1250] Warning: WARNING: process group has NOT been destroyed "
+    "before we destruct ProcessGroupNCCL. On normal program exit, the application should call destroy_process_group "
+    "to ensure that any pending NCCL operations have finished in this process.",
     // Hugging Face Trainer and Lightning progress with finite losses
     "{'loss': 0.4512, 'grad_norm': 1.234, 'learning_rate': 4.5e-05, 'epoch': 0.12}",
     "Epoch 0:  10%|#         | 100/1000 [00:30<04:30,  3.33it/s, loss=2.31, v_num=0]",
@@ -79,6 +84,20 @@ TEST_CASE("negatives: an exit status without a known cause is unknown with that 
   CHECK(d.category == "unknown");
   REQUIRE(d.evidence.size() == 1);
   CHECK(d.evidence[0].line == 1);
+}
+
+TEST_CASE("negatives: an exception CPython reports as ignored (a destructor at shutdown) is no failure")
+{
+  // CPython Python/errors.c PyErr_WriteUnraisable; torch's DataLoader iterator __del__
+  const Matcher matcher(default_catalogue());
+  const std::string ignored = "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f1>\n"
+                              "Traceback (most recent call last):\n"
+                              "  File \"dataloader.py\", line 1479, in __del__\n"
+                              "AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_shutdown'\n";
+  CHECK(diagnose({{"job.out", ignored}}, matcher).category == "none");
+  // With an exit status as well, the job did fail.
+  CHECK(diagnose({{"job.out", ignored + "srun: error: n1: task 0: Exited with exit code 1\n"}}, matcher).category ==
+        "unknown");
 }
 
 TEST_CASE("negatives: an empty log and no logs give none")

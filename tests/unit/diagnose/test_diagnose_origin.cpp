@@ -162,4 +162,38 @@ TEST_CASE("origin: an interleaved srun --label log; Slurm's task line gives the 
   CHECK(terminated_listed);
 }
 
+TEST_CASE("origin: only timeouts: the rank that printed none is named as the suspect")
+{
+  // ProcessGroupNCCL.cpp watchdog lines from ranks 0, 1 and 3; rank 2 is silent.
+  const std::string text = std::string("0: [rank0]:") + k_timeout_of_rank[0] + "\n1: [rank1]:" + k_timeout_of_rank[1] +
+                           "\n3: [rank3]:" + k_timeout_of_rank[3] + "\n";
+  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  CHECK(d.category == "nccl_timeout");
+  CHECK(d.reason.find("rank 2 printed none") != std::string::npos);
+}
+
+TEST_CASE("origin: a hardware fix names the node to exclude")
+{
+  // NVRM Xid in the kernel log (syslog prefix names the host).
+  const Diagnosis d = diagnose({{"dmesg.txt", "Jun  1 12:00:00 gpu-node4 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
+                                              "pid=1234, name=python, GPU has fallen off the bus.\n"}},
+                               matcher());
+  CHECK(d.category == "gpu_hardware");
+  CHECK(d.host == "gpu-node4");
+  CHECK(d.fix.find("--exclude=gpu-node4") != std::string::npos);
+}
+
+TEST_CASE("origin: in one log, a line flushed late but stamped earlier is the first failure")
+{
+  // Two ranks report the same NCCL fabric error (nccl src/transport/net_ib.cc);
+  // rank 5's stderr reached the log last, its timestamp is the earlier one.
+  const std::string text = "1: [2025-06-23 17:45:03] n1:1:1 [1] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
+                           "completion from peer 10.0.0.9<54862> with status=5 opcode=0 len=0 vendor err 249\n"
+                           "5: [2025-06-23 17:44:58] n2:1:1 [5] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
+                           "completion from peer 10.0.0.7<54862> with status=12 opcode=0 len=0 vendor err 129\n";
+  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  CHECK(d.first_failing_rank == 5);
+  CHECK(d.host == "n2");
+}
+
 TEST_SUITE_END();

@@ -56,4 +56,20 @@ TEST_CASE("retry: config errors are never retried; infrastructure only with --re
   CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::unchanged);
 }
 
+
+TEST_CASE("retry: a capacity OOM with fused attention never spends an attempt on core_attn recompute")
+{
+  // Megatron-LM transformer_config: "For fused attention, you have no need to
+  // set 'core_attn' to recompute" — check warns recompute.core_attn_with_fused_attention.
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.training.recompute = {};
+  REQUIRE(spec.training.attention_backend != lg::config::AttentionBackend::unfused);
+  spec.retry.fixes = {"recompute_core_attn", "recompute_mlp", "distributed_optimizer"};
+  lg::launch::RetryInput input;
+  input.category = "cuda_oom_capacity";
+  const auto decision = lg::launch::decide_retry(spec, input);
+  CHECK(decision.fix != "recompute_core_attn");
+  MESSAGE(decision.reason);
+}
+
 TEST_SUITE_END();

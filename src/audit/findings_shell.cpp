@@ -1,0 +1,244 @@
+// Shell-level problems that make a batch script fail before or while it
+// launches, and that shellcheck does not rate as fatal for a job: CRLF line
+// ends, #SBATCH values sbatch never expands, `srun … | tee` without
+// pipefail, sbatch's input variables read inside the job, `set -u` with
+// positional parameters, use before assignment, and no training launch read.
+#include "audit/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace lg::audit::detail {
+
+namespace {
+
+void crlf(FindingContext& c)
+{
+  const std::string& t = c.model.text;
+  const auto first = t.find("\r\n");
+  if (first == std::string::npos) {
+    return;
+  }
+  int count = 0;
+  AuditFinding& finding = c.add(Severity::error, "audit.crlf", "", "convert the line ends: dos2unix, or --fix",
+                                static_cast<int>(first));
+  for (auto at = first; at != std::string::npos; at = t.find("\r\n", at + 2)) {
+    finding.edits.push_back(Edit{static_cast<int>(at), static_cast<int>(at) + 1, ""});
+    ++count;
+  }
+  finding.diagnostic.message = fmt::format(
+    "the script has Windows (CRLF) line ends on {} line{}: bash reads the \\r as part of each line, so values end in "
+    "\\r, `\\` continuations break and `#!/bin/bash\\r` is not found",
+    count, count == 1 ? "" : "s");
+}
+
+// #SBATCH values are read by sbatch as text: $VAR, ${VAR}, $(…) and `…`
+// reach Slurm unexpanded (sbatch man page: "environment variables are not
+// expanded in #SBATCH lines").
+void unexpanded_directives(FindingContext& c)
+{
+  for (const auto& d : c.model.directives) {
+    if (d.ignored || !d.has_value) {
+      continue;
+    }
+    const auto dollar = d.value.find_first_of("$`");
+    if (dollar == std::string::npos) {
+      continue;
+    }
+    c.add(Severity::error, "audit.directive_unexpanded",
+          fmt::format("#SBATCH {}={}: sbatch does not expand variables or commands in #SBATCH lines, so Slurm "
+                      "receives the text as written",
+                      d.spelled, d.value),
+          fmt::format("write the value literally, or pass it on the command line: sbatch {}=\"$VALUE\" script.sh",
+                      d.spelled.starts_with("--") ? d.spelled : "--" + d.name),
+          d.value_offset >= 0 ? d.value_offset : d.offset);
+  }
+}
+
+bool words_contain(const Command& command, std::string_view needle)
+{
+  return std::any_of(command.words.begin(), command.words.end(),
+                     [&](const Word& w) { return w.known && w.text().find(needle) != std::string::npos; });
+}
+
+bool is_set_with(const Command& command, char flag, std::string_view long_name)
+{
+  if (command.words.empty() || !command.words.front().known || command.words.front().text() != "set") {
+    return false;
+  }
+  for (std::size_t i = 1; i < command.words.size(); ++i) {
+    const std::string& w = command.words[i].text();
+    if (w.starts_with("-") && !w.starts_with("--") && w.find(flag) != std::string::npos && w.find('o') == std::string::npos) {
+      return true;
+    }
+    if (w == long_name) {
+      return true;
+    }
+    if (w.starts_with("-") && w.find(flag) != std::string::npos && w.find('o') != std::string::npos) {
+      return true;  // -euo pipefail: -e -u -o
+    }
+  }
+  return false;
+}
+
+// `srun … | tee log`: the pipeline's status is tee's, so a failed training
+// step ends the job COMPLETED (and retries or requeues never fire).
+void pipe_without_pipefail(FindingContext& c)
+{
+  for (const auto& launch : c.model.launches) {
+    const Command& command = c.model.commands[static_cast<std::size_t>(launch.command)];
+    if (command.terminator != "|" || !launch.has("srun")) {
+      continue;
+    }
+    bool pipefail = false;
+    for (const auto& before : c.model.commands) {
+      if (before.begin < command.begin && is_set_with(before, '\0', "pipefail") && words_contain(before, "pipefail")) {
+        pipefail = true;
+      }
+    }
+    if (!pipefail) {
+      c.add(Severity::warning, "audit.pipe_status",
+            "the launch line is piped (`srun … | …`) without `set -o pipefail`: the job's exit status is the last "
+            "command's, so a failed training run ends COMPLETED",
+            "add `set -o pipefail` before the launch line", command.begin);
+    }
+  }
+}
+
+bool assigned_before(const ScriptModel& m, const std::string& name, int offset)
+{
+  return std::any_of(m.assignments.begin(), m.assignments.end(),
+                     [&](const Assignment& a) { return a.name == name && a.offset < offset; });
+}
+
+// SBATCH_* are sbatch's input variables (read when submitting); the job sees
+// SLURM_* instead (sbatch man page, "INPUT ENVIRONMENT VARIABLES").
+void sbatch_input_variables(FindingContext& c)
+{
+  std::map<std::string, int> seen;
+  for (const auto& use : c.model.uses) {
+    if (!use.batch_shell || use.guarded || !use.name.starts_with("SBATCH_") || use.offset < 0
+        || assigned_before(c.model, use.name, use.offset) || !seen.emplace(use.name, use.offset).second) {
+      continue;
+    }
+    c.add(Severity::warning, "audit.sbatch_input_variable",
+          fmt::format("${} is one of sbatch's input variables: it is not set inside the job unless the submitting "
+                      "shell exported it, so it expands to nothing here",
+                      use.name),
+          "read the job's own SLURM_* variable instead (SLURM_JOB_NUM_NODES, SLURM_NTASKS_PER_NODE, "
+          "SLURM_GPUS_ON_NODE …)",
+          use.offset);
+  }
+}
+
+bool positional(const std::string& name)
+{
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; })
+         && name != "0";
+}
+
+// `set -u` then $1: sbatch runs the script with the arguments given after its
+// name, usually none, and bash stops at "unbound variable".
+void nounset_positional(FindingContext& c)
+{
+  int nounset = -1;
+  for (const auto& command : c.model.commands) {
+    if (command.depth == 0 && is_set_with(command, 'u', "nounset")) {
+      nounset = command.begin;
+      break;
+    }
+  }
+  if (nounset < 0) {
+    return;
+  }
+  for (const auto& use : c.model.uses) {
+    if (use.batch_shell && !use.guarded && positional(use.name) && use.offset > nounset) {
+      c.add(Severity::warning, "audit.nounset_positional",
+            fmt::format("${} with `set -u` (line {}): `sbatch script.sh` passes no arguments, and bash stops "
+                        "with \"{}: unbound variable\"",
+                        use.name, c.model.line_of(nounset), use.name),
+            fmt::format("use ${{{}:-default}} or ${{{}:?usage: …}}", use.name, use.name), use.offset);
+      return;  // one is enough: the first stops the job
+    }
+  }
+}
+
+bool environment_name(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 13> k_outside = {"HOME", "USER", "PATH", "PWD", "HOSTNAME", "TMPDIR",
+                                                                  "SHELL", "LOGNAME", "LANG", "TERM", "IFS", "OLDPWD",
+                                                                  "RANDOM"};
+  return name.starts_with("SLURM_") || name.starts_with("SBATCH_") || runtime_variable(name)
+         || std::find(k_outside.begin(), k_outside.end(), name) != k_outside.end();
+}
+
+// A top-level use of NAME before its first (top-level) assignment: it
+// expands to the submitting environment's value or nothing, never the
+// script's.
+void use_before_assignment(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  std::map<std::string, const Assignment*> first;
+  std::set<int> assigning;  // commands that assign a value (the use is in the value)
+  for (const auto& a : m.assignments) {
+    first.emplace(a.name, &a);
+    if (a.kind == AssignKind::assign) {
+      assigning.insert(a.command);
+    }
+  }
+  std::map<std::string, bool> reported;
+  for (const auto& use : m.uses) {
+    if (!use.batch_shell || use.guarded || use.offset < 0 || use.command < 0 || positional(use.name)
+        || environment_name(use.name) || reported[use.name]) {
+      continue;
+    }
+    const auto it = first.find(use.name);
+    if (it == first.end() || it->second->offset <= use.offset || it->second->command < 0
+        || it->second->kind != AssignKind::assign || assigning.count(use.command) == 0) {
+      continue;  // tests such as [ -z "$X" ] before a default are the usual guard, not a bug
+    }
+    const Command& used_in = m.commands[static_cast<std::size_t>(use.command)];
+    const Command& set_in = m.commands[static_cast<std::size_t>(it->second->command)];
+    if (used_in.depth != 0 || set_in.depth != 0) {
+      continue;  // loops, branches and functions: order is not the text's order
+    }
+    reported[use.name] = true;
+    c.add(Severity::warning, "audit.use_before_assignment",
+          fmt::format("${} is used here but first assigned on line {}: here it expands to nothing (or to whatever "
+                      "the submitting shell exported)",
+                      use.name, m.line_of(it->second->offset)),
+          fmt::format("move the assignment of {} above its first use", use.name), use.offset);
+  }
+}
+
+void no_training_launch(FindingContext& c)
+{
+  if (c.job.launch != nullptr || c.model.commands.empty() || c.options.template_mode) {
+    return;
+  }
+  c.add(Severity::advice, "audit.no_launch",
+        "no training launch line was read (no srun/torchrun/python/deepspeed command found, or it is built in a way "
+        "the audit cannot follow): parallelism, environment and memory were not checked",
+        "run `launchguard check` on the job, or write the launch line in the script", -1);
+}
+
+} // namespace
+
+void shell_findings(FindingContext& context)
+{
+  crlf(context);
+  unexpanded_directives(context);
+  pipe_without_pipefail(context);
+  sbatch_input_variables(context);
+  nounset_positional(context);
+  use_before_assignment(context);
+  no_training_launch(context);
+}
+
+} // namespace lg::audit::detail

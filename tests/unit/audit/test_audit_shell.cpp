@@ -1,0 +1,87 @@
+// Shell problems that make a job fail (issue 13, "real problems to find"):
+// synthetic scripts, one pattern each; bash semantics from the bash manual,
+// #SBATCH expansion from the sbatch man page.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+TEST_CASE("CRLF line ends: one error, and --fix converts them (only them)")
+{
+  const std::string script = "#!/bin/bash\r\n#SBATCH -N 1\r\nNCCL_DEBUG=WARN\r\nsrun python train.py \\\r\n  --x 1\r\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  REQUIRE(with_rule(r, "audit.crlf").size() == 1);
+  CHECK(with_rule(r, "audit.crlf")[0]->diagnostic.severity == lg::Severity::error);
+  const std::string fixed = apply_fixes(script, r.findings);
+  CHECK(fixed == "#!/bin/bash\n#SBATCH -N 1\nNCCL_DEBUG=WARN\nsrun python train.py \\\n  --x 1\n");
+}
+
+TEST_CASE("#SBATCH values with $VAR are not expanded by sbatch")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=$NUM_NODES\n#SBATCH --output=%x-%j.out\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.directive_unexpanded");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+}
+
+TEST_CASE("srun | tee without pipefail hides a failed run; with pipefail it does not")
+{
+  const std::string body = "#SBATCH -N 1\nsrun python train.py 2>&1 | tee log.txt\n";
+  CHECK(with_rule(run("#!/bin/bash\nset -e\n" + body), "audit.pipe_status").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\nset -eo pipefail\n" + body), "audit.pipe_status").empty());
+  CHECK(with_rule(run("#!/bin/bash\nset -euo pipefail\n" + body), "audit.pipe_status").empty());
+}
+
+TEST_CASE("SBATCH_* input variables are unset inside the job")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 2\nsrun torchrun --nnodes $SBATCH_NODES train.py\n");
+  CHECK(with_rule(r, "audit.sbatch_input_variable").size() == 1);
+}
+
+TEST_CASE("set -u with $1 stops the job; ${1:-default} does not")
+{
+  CHECK(with_rule(run("#!/bin/bash\nset -eu\nCONFIG=$1\nsrun python train.py --config $CONFIG\n"), "audit.nounset_positional").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\nset -eu\nCONFIG=${1:-a.yaml}\nsrun python train.py\n"), "audit.nounset_positional").empty());
+}
+
+TEST_CASE("a value built from a variable assigned only later; a guarded default is not reported")
+{
+  const AuditResult r = run("#!/bin/bash\nexport TORCHELASTIC_ERROR_FILE=$TRAIN_PATH/err.json\nTRAIN_PATH=/data/run\n"
+                            "srun python train.py\n");
+  const auto found = with_rule(r, "audit.use_before_assignment");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(with_rule(run("#!/bin/bash\nif [ -z \"$DIR\" ]; then\n  DIR=$(pwd)\nfi\nsrun python train.py\n"),
+                  "audit.use_before_assignment")
+          .empty());
+}
+
+TEST_CASE("no launch line read: said as advice, not silence")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\necho hello\n");
+  CHECK(with_rule(r, "audit.no_launch").size() == 1);
+}
+
+TEST_CASE("a parse error reported by the caller's bash -n becomes an error finding")
+{
+  AuditOptions options = h100_options();
+  options.parse_error = [](const std::string&) { return std::make_optional(std::make_pair(3, std::string("syntax error"))); };
+  const AuditResult r = run("#!/bin/bash\nif true; then\n  srun python train.py\n", options);
+  const auto found = with_rule(r, "audit.parse_error");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+}
+
+TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in comments; GB200 needs 4 per node")
+{
+  CHECK(gpu_from_script("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
+  CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
+  CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
+  CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
+  CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));
+  CHECK_FALSE(gpu_from_script("# H100 or A100\n"));
+  CHECK_FALSE(gpu_from_script("#SBATCH -N 2\n"));
+}
