@@ -4,8 +4,8 @@
 Usage: scripts/count_parameters.py [--tolerance PCT] [--verbose] [PRESET.toml ...]
 
 Reads presets/models/*.toml (or the files given) with tomllib and applies the standard
-Megatron shape formulas (see /work/shared/reference/rules_and_env.md, section D.1, which
-follows megatron/training/theoretical_memory_usage.py):
+Megatron shape formulas (NVIDIA/Megatron-LM
+megatron/training/theoretical_memory_usage.py):
 
   attention (GQA)   2*h*a*d + 2*h*g*d                     (Q, O + K, V)
   attention (MLA)   q  = h*a*(qk+rope)                     if q_lora_rank == 0

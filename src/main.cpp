@@ -1,5 +1,5 @@
 // launchguard: preflight, launch and diagnose large GPU training jobs on
-// Slurm. main() is the only catch-all (STYLE.md §3.4).
+// Slurm. main() is the only catch-all.
 #include "cli/commands.hpp"
 #include "cli/exit_codes.hpp"
 #include "util/error.hpp"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build (Release) and run the audit speed benchmark on a generated
-# 10,000-line script. The false-alarm benchmark is in corpus.md (its scripts
-# are public but not copied here; see corpus.md for how they were audited).
+# 10,000-line script. The quality benchmark is score.py (see corpus.md: its
+# scripts are public and not copied here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build="$root/build-bench"

@@ -324,7 +324,7 @@ std::optional<Mapped> record_to_spec(const json& record, std::string& why)
   map_training(record, spec, out.expandable_segments);
   const std::string rank = lower(get<std::string>(record["measured"], "rank").value_or(""));
   out.last_rank = rank.find("last") != std::string::npos;
-  spec.cluster.gpu_info.capacity_bytes = 85520809984;
+  spec.cluster.gpu_info.capacity_bytes = 85027979264;  // presets/gpus/h100-80gb.toml
   return out;
 }
 

@@ -1,22 +1,18 @@
-// Load on Slurm while watching N jobs: how many Slurm commands launchguard's
-// poller issues per minute.
-//
-//   bench_slurm_load simulate            FakeClient, simulated clock, 1 hour
-//   bench_slurm_load real BIN_DIR SECONDS JOB_ID…
-//       the real Slurm tools through BIN_DIR (a directory of wrappers that
-//       count invocations, see run.sh), real time
+// Load on Slurm while one session watches N jobs: how many Slurm questions
+// the watch session asks per minute (FakeClient, simulated clock, 1 hour).
+// The real figures, N concurrent launchguard processes against the local
+// cluster counted through wrappers on PATH, come from run.sh.
 //
 // Prints figures; asserts nothing.
 #include "slurm/client.hpp"
 #include "slurm/fake_client.hpp"
-#include "watch/poller.hpp"
+#include "watch/clock.hpp"
+#include "watch/session.hpp"
 
 #include <fmt/core.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -36,48 +32,26 @@ void simulate(int jobs, int minutes)
     client.script_states(ids.back(), std::vector<lg::slurm::JobState>{lg::slurm::JobState::pending,
                                                                       lg::slurm::JobState::running});
   }
-  lg::watch::Poller poller(client, lg::watch::PollSchedule{});
+  lg::watch::ManualClock clock;
+  lg::watch::Session session(
+    [&client](std::span<const lg::slurm::JobId> asked, milliseconds) { return client.query(asked); }, clock, {});
   for (const auto& id : ids) {
-    poller.add(id);
+    session.add(id);
   }
-  milliseconds now{0};
-  milliseconds delay = lg::watch::PollSchedule{}.first;
-  const milliseconds end = std::chrono::minutes(minutes);
+  const auto start = clock.now();
   long first_minute = -1;
-  while (now + delay <= end) {
-    now += delay;
-    const auto result = poller.poll();
-    if (first_minute < 0 && now >= std::chrono::minutes(1)) {
-      first_minute = poller.commands();
+  session.run([&](const lg::watch::Cycle&) {
+    if (first_minute < 0 && clock.now() - start >= std::chrono::minutes(1)) {
+      first_minute = session.queries();
     }
-    delay = poller.next_delay(result);
-  }
+    return clock.now() - start < std::chrono::minutes(minutes);
+  });
   // A naive launcher: one squeue per job every 10 s (launchers.md §3).
   const double naive = static_cast<double>(jobs) * 6.0;
   fmt::print("simulated {:>3} job(s), {} min: {:>3} queries in all, {:.2f}/min average, {} in the first minute; "
              "naive per-job polling every 10 s: {:.0f}/min\n",
-             jobs, minutes, poller.commands(), static_cast<double>(poller.commands()) / minutes, first_minute,
+             jobs, minutes, session.queries(), static_cast<double>(session.queries()) / minutes, first_minute,
              naive);
-}
-
-void real(const std::string& bin_dir, int seconds, const std::vector<std::string>& ids)
-{
-  lg::slurm::ClientOptions options;
-  options.bin_dir = bin_dir;
-  const auto client = lg::slurm::make_cli_client(options);
-  lg::watch::Poller poller(*client, lg::watch::PollSchedule{});
-  for (const auto& id : ids) {
-    poller.add(id);
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const auto end = start + std::chrono::seconds(seconds);
-  milliseconds delay = lg::watch::PollSchedule{}.first;
-  while (std::chrono::steady_clock::now() + delay < end) {
-    std::this_thread::sleep_for(delay);
-    delay = poller.next_delay(poller.poll());
-  }
-  std::this_thread::sleep_until(end);
-  fmt::print("real cluster: {:>3} job(s) watched {} s: {} poll cycle(s)\n", ids.size(), seconds, poller.commands());
 }
 
 } // namespace
@@ -91,11 +65,6 @@ int main(int argc, char** argv)
     }
     return 0;
   }
-  if (mode == "real" && argc >= 5) {
-    std::vector<std::string> ids(argv + 4, argv + argc);
-    real(argv[2], std::atoi(argv[3]), ids);
-    return 0;
-  }
-  fmt::print(stderr, "usage: bench_slurm_load simulate | real BIN_DIR SECONDS JOB_ID…\n");
+  fmt::print(stderr, "usage: bench_slurm_load [simulate]\n");
   return 2;
 }

@@ -27,15 +27,18 @@ AuditFinding& FindingContext::add(Severity severity, const char* rule, std::stri
 
 bool runtime_variable(const std::string& name)
 {
-  static constexpr std::array<std::string_view, 18> k_prefixes = {
-    "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVTE_", "OMP_", "HF_", "TRANSFORMERS_", "TRITON_",
+  // HF_: only the variables huggingface_hub/datasets read (HF_HOME,
+  // HF_HUB_*, HF_DATASETS_*), not a script's own HF_CONFIG or HF_MODEL.
+  static constexpr std::array<std::string_view, 19> k_prefixes = {
+    "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVTE_", "OMP_", "HF_HUB_", "HF_DATASETS_", "TRANSFORMERS_", "TRITON_",
     "UCX_", "FI_", "GLOO_", "TOKENIZERS_", "CUBLAS_", "NVLINK_", "NUM_OF_", "CUDNN", "MASTER_"};
   for (auto prefix : k_prefixes) {
     if (name.starts_with(prefix)) {
       return true;
     }
   }
-  return name == "WORLD_SIZE" || name == "PYTHONPATH" || name == "USE_MNNVL" || name == "LD_LIBRARY_PATH";
+  return name == "WORLD_SIZE" || name == "PYTHONPATH" || name == "USE_MNNVL" || name == "LD_LIBRARY_PATH"
+         || name == "HF_HOME" || name == "HF_TOKEN" || name == "HF_ENDPOINT";
 }
 
 std::pair<int, int> own_lines(const ScriptModel& model, int command)

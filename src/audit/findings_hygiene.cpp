@@ -145,6 +145,7 @@ void output_directory(FindingContext& context)
     return;
   }
   const Directive* chdir = context.model.directive("chdir");
+  std::string reported;  // --error into the same directory as --output: one finding
   for (const char* name : {"output", "error"}) {
     const Directive* d = context.model.directive(name);
     if (d == nullptr || !d->has_value) {
@@ -168,9 +169,10 @@ void output_directory(FindingContext& context)
       continue;  // relative to an absolute --chdir on the cluster
     }
     const auto [made, before_submit] = mkdir_of(context.model, dir);
-    if (before_submit || context.options.directory_exists(dir)) {
+    if (before_submit || context.options.directory_exists(dir) || dir == reported) {
       continue;
     }
+    reported = dir;
     std::string message = fmt::format("--{} writes into {}/, which does not exist next to the script: Slurm opens the "
                                       "file before the script runs and does not create directories, so the job fails "
                                       "without a log",

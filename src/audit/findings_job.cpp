@@ -178,8 +178,8 @@ std::string unmodelled_memory_flag(const ScriptJob& job, bool deepspeed)
 // Rules that are Megatron-LM performance or layout advice, not correctness.
 bool megatron_lm_only(const std::string& rule)
 {
-  static constexpr std::array<std::string_view, 10> k_prefixes = {
-    "optimizer.", "advice.", "pipeline.pp_without_vpp", "sequence_parallel.recommended_with_tp",
+  static constexpr std::array<std::string_view, 11> k_prefixes = {
+    "optimizer.", "advice.", "pipeline.pp_without_vpp", "sequence_parallel.recommended_with_tp", "sequence_parallel.tp_comm",
     "parallelism.layers_divisible_by_pp", "parallelism.uneven_pp", "parallelism.first_stage_layers",
     "parallelism.last_stage_layers", "recompute.", "memory."};
   return std::any_of(k_prefixes.begin(), k_prefixes.end(), [&](std::string_view p) { return rule.starts_with(p); });
@@ -223,8 +223,8 @@ void job_findings(FindingContext& context)
     if (world_fired && diagnostic.rule == "parallelism.expert_world_size" && job.spec.parallelism.ep == 1) {
       continue;  // the same divisibility as world_size when ep = 1
     }
-    if (deepspeed && megatron_lm_only(diagnostic.rule)) {
-      continue;
+    if ((deepspeed || !job.megatron_program) && megatron_lm_only(diagnostic.rule)) {
+      continue;  // Megatron-LM's advice needs Megatron-LM, not a program that takes similar flags
     }
     if (!diagnostic.where || diagnostic.where->file != context.path || diagnostic.where->line == 0
         || !dependencies_known(job, diagnostic.rule)) {

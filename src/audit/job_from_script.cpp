@@ -143,6 +143,7 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
   }
   const std::string& program = job.launch->program->text();
   const bool named = contains_megatron(program) || basename_contains_pretrain(program);
+  job.megatron_program = named;
   if (named || looks_like_megatron_args(job.launch->args)) {
     read_megatron(model, path, job);
   }

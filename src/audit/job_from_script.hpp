@@ -22,6 +22,7 @@ struct ScriptJob
 {
   const Launch* launch = nullptr;  // the training launch line, or nullptr
   bool megatron = false;           // Megatron-LM arguments were read from it
+  bool megatron_program = false;   // the program is a Megatron entry point (pretrain_*.py, …/megatron/…)
   config::JobSpec spec;            // locations point into the script (file = path)
   std::set<std::string> unknown;   // JobSpec keys ("parallelism.tp", "cluster", …) not known
   bool args_opaque = false;        // part of the argv cannot be known (e.g. $EXTRA_ARGS)

@@ -64,7 +64,5 @@ bool name_char(char c);
 // "NAME" and set `append`; else 0.
 std::size_t assignment_prefix(const RawWord& word, bool& append);
 
-// Raw source text of a word (for messages).
-std::string raw_text(const RawWord& word, const std::string& script);
 
 } // namespace lg::audit::detail

@@ -377,16 +377,4 @@ std::size_t assignment_prefix(const RawWord& word, bool& append)
   return 0;
 }
 
-std::string raw_text(const RawWord& word, const std::string& script)
-{
-  if (word.begin >= 0 && word.end > word.begin && static_cast<std::size_t>(word.end) <= script.size()) {
-    return script.substr(static_cast<std::size_t>(word.begin), static_cast<std::size_t>(word.end - word.begin));
-  }
-  std::string out;
-  for (const auto& part : word.parts) {
-    out += part.kind == PartKind::literal ? part.text.text : "$" + part.name + part.text.text;
-  }
-  return out;
-}
-
 } // namespace lg::audit::detail

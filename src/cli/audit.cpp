@@ -201,12 +201,19 @@ void check_fixed(const AuditArgs& args, const std::string& path, const std::stri
   options.template_mode = args.force_template || path.ends_with(".mustache");
   const audit::AuditResult after = audit::audit_text(fixed, path, options);
   std::map<std::string, int> budget;
+  bool crlf = false;
   for (const auto& finding : result.findings) {
     ++budget[finding.diagnostic.rule];
+    crlf = crlf || finding.diagnostic.rule == "audit.crlf";
   }
   for (const auto& finding : after.findings) {
+    // Converting CRLF makes the script readable: findings about what it
+    // configures may appear then; only a parse error is refused.
+    if (crlf && finding.diagnostic.rule != "audit.parse_error") {
+      continue;
+    }
     if (--budget[finding.diagnostic.rule] < 0) {
-      Error error("audit --fix: refused for '{}': the edited script would have a new finding ({}: {})", path,
+      InputError error("audit --fix: refused for '{}': the edited script would have a new finding ({}: {})", path,
                   finding.diagnostic.rule, finding.diagnostic.message);
       error.hint = "nothing was written; apply the fixes by hand (--fix=diff shows them)";
       throw error;

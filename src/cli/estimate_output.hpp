@@ -1,5 +1,5 @@
 // Printing an Estimate: the human table with per-component bars, and the
-// JSON document of SPEC.md ("Machine output", estimate).
+// `--json` document of `estimate` (the Estimate, field by field).
 #pragma once
 
 #include "config/job_spec.hpp"

@@ -1,4 +1,4 @@
-// Exit codes, as SPEC.md defines them.
+// Exit codes: 0 ok, 1 job errors, 2 usage/input, 3 Slurm/system, 130 interrupted.
 #pragma once
 
 namespace lg {

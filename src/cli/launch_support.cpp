@@ -44,7 +44,7 @@ void install_signal_handlers()
 
 } // namespace
 
-LaunchEnvironment make_launch_environment(const GlobalOptions& global)
+LaunchEnvironment make_launch_environment(const GlobalOptions& global, const fs::path& state_dir)
 {
   LaunchEnvironment live;
   live.client = slurm::make_cli_client();
@@ -52,6 +52,11 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global)
   install_signal_handlers();
   auto& context = live.context;
   context.client = live.client.get();
+  live.poll_cache = std::make_unique<watch::PollCache>(state_dir / "poll", *live.client, watch::Clock::real());
+  watch::PollCache* cache = live.poll_cache.get();
+  context.query = [cache](std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age) {
+    return cache->query(ids, max_age);
+  };
   context.matcher = live.matcher.get();
   context.template_dirs = template_dirs();
   context.interrupted = [] { return g_interrupted.load(); };
@@ -70,36 +75,47 @@ void add_launch_options(po::options_description& options)
 {
   options.add_options()
     ("state-dir", po::value<std::string>(), "run journal directory (default $XDG_STATE_HOME/launchguard)")
-    ("poll-interval", po::value<double>(), "seconds between Slurm checks after a change (default 5)")
-    ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120)")
-    ("vanish-after", po::value<double>(), "seconds a job may be unknown to Slurm before it counts as vanished (default 600)");
+    ("poll-interval", po::value<double>(),
+     "seconds between Slurm checks after a change (default 5; 1 to 3600: the floor protects slurmctld)")
+    ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120; up to 3600)")
+    ("vanish-after", po::value<double>(),
+     "seconds a job may be unknown to Slurm before it counts as vanished (default 600; 1 to 604800)");
+}
+
+std::chrono::milliseconds seconds_option(const ParsedArgs& parsed, const std::string& name, double low, double high,
+                                         std::chrono::milliseconds fallback)
+{
+  if (parsed.vars.count(name) == 0) {
+    return fallback;
+  }
+  const double seconds = parsed.vars[name].as<double>();
+  // NaN fails both comparisons, so test for the range, not against it.
+  if (!(seconds >= low && seconds <= high)) {
+    UsageError error("--{} must be between {:g} and {:g} seconds, got {}", name, low, high, seconds);
+    error.hint = name.rfind("poll", 0) == 0
+                   ? fmt::format("launchguard asks Slurm at most once every {:g} s per process, and the "
+                                 "processes of one user share their answers, to spare slurmctld",
+                                 k_min_poll_seconds)
+                   : std::string("give a plain number of seconds");
+    throw error;
+  }
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
 watch::PollSchedule poll_schedule(const ParsedArgs& parsed)
 {
   watch::PollSchedule schedule;
-  auto ms = [](double seconds) { return std::chrono::milliseconds(static_cast<long long>(seconds * 1000)); };
-  if (parsed.vars.count("poll-interval") != 0) {
-    const double seconds = parsed.vars["poll-interval"].as<double>();
-    if (seconds <= 0) {
-      UsageError error("--poll-interval must be positive, got {}", seconds);
-      throw error;
-    }
-    schedule.min = ms(seconds);
-    schedule.first = std::min(schedule.first, schedule.min);
-  }
-  if (parsed.vars.count("poll-max") != 0) {
-    schedule.max = std::max(schedule.min, ms(parsed.vars["poll-max"].as<double>()));
-  }
+  schedule.min = seconds_option(parsed, "poll-interval", k_min_poll_seconds, k_max_poll_seconds, schedule.min);
+  schedule.first = std::min(schedule.first, schedule.min);
+  const double floor_seconds = static_cast<double>(schedule.min.count()) / 1000.0;
+  schedule.max = seconds_option(parsed, "poll-max", floor_seconds, k_max_poll_seconds,
+                                std::max(schedule.min, schedule.max));
   return schedule;
 }
 
 std::chrono::milliseconds vanish_after(const ParsedArgs& parsed)
 {
-  if (parsed.vars.count("vanish-after") == 0) {
-    return std::chrono::minutes(10);
-  }
-  return std::chrono::milliseconds(static_cast<long long>(parsed.vars["vanish-after"].as<double>() * 1000));
+  return seconds_option(parsed, "vanish-after", 1, 7 * 86400, std::chrono::minutes(10));
 }
 
 fs::path state_dir(const ParsedArgs& parsed)

@@ -108,7 +108,7 @@ int run_submit(const GlobalOptions& global, const std::vector<std::string>& args
     std::fflush(stdout);
     fmt::print(stderr, "launchguard: preflight: {}\n", verdict_line(global, checked.estimate));
   }
-  LaunchEnvironment live = make_launch_environment(global);
+  LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions run_options;
   run_options.max_attempts = attempts;
   run_options.detach = parsed.vars.count("detach") != 0;

@@ -10,13 +10,12 @@
 #include "diagnose/diagnose.hpp"
 #include "launch/journal.hpp"
 #include "util/error.hpp"
-#include "watch/poller.hpp"
+#include "watch/session.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
-#include <thread>
 
 namespace lg::cli {
 
@@ -24,15 +23,23 @@ namespace po = boost::program_options;
 
 namespace {
 
+// "181", "0181", "180_3", "181+1": digits, then at most one array-task or
+// heterogeneous-component suffix.
 bool is_job_id(const std::string& text)
 {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || c == '_'; });
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const std::size_t end = std::min(text.find_first_of("_+"), text.size());
+  if (end == 0 || !std::all_of(text.begin(), text.begin() + static_cast<long>(end), digit)) {
+    return false;
+  }
+  return end == text.size()
+         || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
 }
 
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
 {
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
-  LaunchEnvironment live = make_launch_environment(global);
+  LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions options;
   options.schedule = poll_schedule(parsed);
   options.vanish_after = vanish_after(parsed);
@@ -61,35 +68,37 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
 // diagnosis of --log files if given.
 int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
-  LaunchEnvironment live = make_launch_environment(global);
-  watch::Poller poller(*live.client, poll_schedule(parsed));
+  const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
+  LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
+  watch::Session session(live.context.query, watch::Clock::real(), session_options);
   std::map<std::string, std::string> last;
   for (const auto& id : ids) {
-    poller.add(id);
+    session.add(id);
     last[id] = "";
   }
-  auto delay = poll_schedule(parsed).first;
-  while (!poller.jobs().empty() && !live.context.interrupted()) {
-    for (auto slept = std::chrono::milliseconds(0); slept < delay && !live.context.interrupted();
-         slept += std::chrono::milliseconds(200)) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    const auto result = poller.poll();
-    if (result.outage) {
-      live.context.progress(fmt::format("Slurm is not answering ({}); still watching", result.outage_message));
-    }
-    for (const auto& [id, status] : result.statuses) {
-      const std::string state(slurm::to_string(status.out_of_memory() ? slurm::JobState::out_of_memory : status.state));
-      if (state != last[id]) {
-        live.context.progress(fmt::format("job {} {}", id, state));
-        last[id] = state;
+  session.run(
+    [&](const watch::Cycle& cycle) {
+      if (cycle.outage_changed) {
+        live.context.progress(cycle.outage
+                                ? fmt::format("Slurm is not answering ({}); still watching", cycle.outage_message)
+                                : std::string("Slurm answers again"));
       }
-      if (slurm::is_terminal(status.state)) {
-        poller.remove(id);
+      for (const auto& update : cycle.updates) {
+        std::string state(slurm::to_string(update.status.out_of_memory() ? slurm::JobState::out_of_memory
+                                                                         : update.status.state));
+        if (update.vanished) {
+          state = "VANISHED";
+          live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
+                                            "it vanished (wrong id, or ended long ago)",
+                                            update.id, std::chrono::duration<double>(update.missing_for).count()));
+        } else if (state != last[update.id]) {
+          live.context.progress(fmt::format("job {} {}", update.id, state));
+        }
+        last[update.id] = state;
       }
-    }
-    delay = poller.next_delay(result);
-  }
+      return true;
+    },
+    live.context.interrupted);
   if (live.context.interrupted()) {
     return k_exit_interrupted;
   }

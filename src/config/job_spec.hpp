@@ -1,7 +1,7 @@
 // The typed job: what the user asked for, after presets and defaults are
 // applied. Every stage (estimate, rules, env, render, launch, audit) reads this
 // struct and nothing else of the job file. Key names follow Megatron's own
-// names where one exists (SPEC.md "Job file").
+// names where one exists (docs/job-file.md).
 #pragma once
 
 #include "util/diagnostic.hpp"

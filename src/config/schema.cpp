@@ -1,4 +1,4 @@
-// The job-file schema of SPEC.md: every section, every key, its type, range
+// The job-file schema (docs/job-file.md is generated from it): every section, every key, its type, range
 // or allowed values, and where it lands in JobSpec. Adding a key is one line.
 #include "config/toml_reader.hpp"
 
@@ -17,10 +17,40 @@ constexpr std::int64_t k_big = std::numeric_limits<int>::max();
 // member of a JobSpec.
 #define LG_FIELD(expr) [](JobSpec& job) -> auto& { return job.expr; }
 
+// The default of the field `get` reaches in a default JobSpec, as TOML text.
 template<typename Get>
-Setter int_key(Get get, std::int64_t min, std::int64_t max = k_big)
+auto default_of(Get get)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  static JobSpec defaults;
+  JobSpec copy = defaults;
+  return get(copy);
+}
+
+std::string range_text(std::int64_t min, std::int64_t max)
+{
+  return max == k_big ? fmt::format(">= {}", min) : fmt::format("{}..{}", min, max);
+}
+
+std::string quoted_list(const std::vector<std::string>& names)
+{
+  std::string out;
+  for (const auto& name : names) {
+    out += (out.empty() ? "" : ", ") + ("\"" + name + "\"");
+  }
+  return out;
+}
+
+template<typename Get>
+Key int_key(Get get, std::int64_t min, std::int64_t max = k_big)
+{
+  std::string fallback;
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(default_of(get))>, std::optional<int>>) {
+    const auto d = default_of(get);
+    fallback = d ? std::to_string(*d) : "unset";
+  } else {
+    fallback = std::to_string(default_of(get));
+  }
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto v = r.integer(n, min, max)) {
       using T = std::remove_reference_t<decltype(get(r.spec()))>;
       if constexpr (std::is_same_v<T, std::optional<int>>) {
@@ -29,70 +59,78 @@ Setter int_key(Get get, std::int64_t min, std::int64_t max = k_big)
         get(r.spec()) = static_cast<T>(*v);
       }
     }
-  };
+  }, "integer", range_text(min, max), fallback);
 }
 
 template<typename Get>
-Setter number_key(Get get, double min, double max)
+Key number_key(Get get, double min, double max)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = fmt::format("{}", default_of(get));
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto v = r.number(n, min, max)) {
       get(r.spec()) = *v;
     }
-  };
+  }, "number", fmt::format("{}..{}", min, max), fallback);
 }
 
 template<typename Get>
-Setter bool_key(Get get)
+Key bool_key(Get get)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = default_of(get) ? "true" : "false";
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto v = r.boolean(n)) {
       get(r.spec()) = *v;
     }
-  };
+  }, "boolean", "", fallback);
 }
 
 template<typename Get>
-Setter string_key(Get get)
+Key string_key(Get get)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = "\"" + std::string(default_of(get)) + "\"";
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto v = r.string(n)) {
       get(r.spec()) = *v;
     }
-  };
+  }, "string", "", fallback);
 }
 
 template<typename Get>
-Setter list_key(Get get)
+Key list_key(Get get)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = "[" + quoted_list(default_of(get)) + "]";
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto v = r.string_list(n)) {
       get(r.spec()) = *v;
     }
-  };
+  }, "list of strings", "", fallback);
 }
 
 // An enum key: `names[i]` maps to `static_cast<E>(i)`.
 template<typename Get>
-Setter enum_key(Get get, std::vector<std::string> names)
+Key enum_key(Get get, std::vector<std::string> names)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = "\"" + names.at(static_cast<std::size_t>(default_of(get))) + "\"";
+  const std::string range = quoted_list(names);
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto i = r.choice(n, names)) {
       using E = std::remove_reference_t<decltype(get(r.spec()))>;
       get(r.spec()) = static_cast<E>(*i);
     }
-  };
+  }, "one of", range, fallback);
 }
 
 // A string key restricted to `names` (kept as the canonical spelling).
 template<typename Get>
-Setter choice_key(Get get, std::vector<std::string> names)
+Key choice_key(Get get, std::vector<std::string> names)
 {
-  return [=](TomlReader& r, const toml::node& n) {
+  const std::string fallback = "\"" + std::string(default_of(get)) + "\"";
+  const std::string range = quoted_list(names);
+  return Key([=](TomlReader& r, const toml::node& n) {
     if (auto i = r.choice(n, names)) {
       get(r.spec()) = names[*i];
     }
-  };
+  }, "one of", range, fallback);
 }
 
 MoeSpec& moe(JobSpec& s)

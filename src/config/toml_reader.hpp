@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lg::config {
@@ -63,10 +65,39 @@ std::string describe(const toml::node& node);
 
 // A section's keys and what to do with each.
 using Setter = std::function<void(TomlReader&, const toml::node&)>;
+
+// One key: how it is read, and what docs/job-file.md says about it (filled by
+// the schema's key helpers; a hand-written setter documents itself with
+// Key::described).
+struct Key
+{
+  Setter set;
+  std::string type;           // "integer", "number", "boolean", "string", "list of strings", "one of"
+  std::string range;          // "1..10000", "\"none\", \"selective\"", or empty
+  std::string default_value;  // as written in TOML; "unset" when the key is optional
+
+  Key() = default;
+  template<typename F>
+    requires std::is_invocable_v<F&, TomlReader&, const toml::node&>
+  Key(F f) : set(std::move(f)) {}  // NOLINT(google-explicit-constructor): a bare setter is a key
+  Key(Setter s, std::string t, std::string r, std::string d)
+    : set(std::move(s)), type(std::move(t)), range(std::move(r)), default_value(std::move(d)) {}
+
+  void operator()(TomlReader& reader, const toml::node& node) const { set(reader, node); }
+  // This key with its documentation.
+  Key described(std::string t, std::string r, std::string d) &&
+  {
+    type = std::move(t);
+    range = std::move(r);
+    default_value = std::move(d);
+    return std::move(*this);
+  }
+};
+
 struct Section
 {
   std::string name;  // "parallelism", "model.moe"
-  std::map<std::string, Setter, std::less<>> keys;
+  std::map<std::string, Key, std::less<>> keys;
   Setter any_key;  // when set, every key of the section goes here ([env])
 };
 

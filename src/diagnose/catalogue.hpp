@@ -18,7 +18,7 @@ namespace lg::diagnose {
 struct Signature
 {
   std::string id;        // stable, unique: "torch-cuda-oom"
-  std::string category;  // a SPEC.md category; empty for a fact
+  std::string category;  // a failure category (category.hpp); empty for a fact
   std::string fact;      // "expandable_segments_set", …; empty for a failure
   int rank = 50;         // causal rank: lower is more fundamental
   double confidence = 0.8;
@@ -48,7 +48,7 @@ struct Catalogue
   std::map<std::string, CategoryInfo> categories;
 };
 
-// Return the failure categories of SPEC.md, in its order, including
+// Return the failure categories (category.hpp), in its order, including
 // "unknown" and "none".
 const std::vector<std::string>& category_names();
 

@@ -56,7 +56,7 @@ struct Event
 
 struct Diagnosis
 {
-  std::string category = "none";  // SPEC.md category, "unknown" or "none"
+  std::string category = "none";  // a category of category.hpp, "unknown" or "none"
   double confidence = 0.0;        // 0..1
   std::vector<Evidence> evidence;  // the deciding line first
   std::string fix;                 // a concrete job change

@@ -43,7 +43,7 @@ struct WhatIf
   std::string description;  // "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"
   double peak_bytes = 0;    // predicted peak_bytes with the fix applied
   double saves_bytes = 0;   // current peak - peak with fix
-  std::string throughput_cost;  // as measured in the source document, e.g. "-28% (Llama3 70B)"
+  std::string throughput_cost;  // as measured in the Megatron Bridge memory-tuning guide, e.g. "-28% (Llama3 70B)"
 };
 
 struct Estimate

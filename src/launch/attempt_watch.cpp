@@ -11,7 +11,7 @@
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
-#include "watch/poller.hpp"
+#include "watch/session.hpp"
 
 #include <fmt/format.h>
 
@@ -23,7 +23,6 @@ namespace lg::launch {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -68,7 +67,7 @@ struct LiveState
 {
   watch::LogTail tail;
   double max_allocated = 0;
-  std::optional<Clock::time_point> fatal_seen;
+  std::optional<watch::Clock::time_point> fatal_seen;
   std::string fatal_category;
   bool cancelled = false;
 };
@@ -76,7 +75,7 @@ struct LiveState
 // Read what the job's logs gained since the last poll: live memory reports
 // and early fatal signatures.
 void follow_logs(Journal& journal, const AttemptState& attempt, const config::JobSpec& spec, LiveState& live,
-                 const RunOptions& options, const RunContext& context)
+                 const RunOptions& options, const RunContext& context, watch::Clock::time_point now)
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name),
                                           *attempt.job_id, context.submit_dir);
@@ -110,10 +109,19 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
   }
   const auto early = diagnose::diagnose(fresh, *context.matcher, {});
   if (is_memory_failure(early.category) || early.category == diagnose::to_string(diagnose::Category::cpu_offload_with_pp)) {
-    live.fatal_seen = Clock::now();
+    live.fatal_seen = now;
     live.fatal_category = early.category;
     say(context, fmt::format("attempt {}: {} in the logs while the job runs", attempt.number, early.category));
   }
+}
+
+watch::QueryFn query_of(const RunContext& context)
+{
+  if (context.query) {
+    return context.query;
+  }
+  slurm::Client* client = context.client;
+  return [client](std::span<const slurm::JobId> ids, milliseconds) { return client->query(ids); };
 }
 
 } // namespace
@@ -121,69 +129,59 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
 void watch_attempt(Journal& journal, const AttemptState& attempt, const config::JobSpec& spec,
                    const RunOptions& options, const RunContext& context)
 {
-  watch::Poller poller(*context.client, options.schedule);
-  poller.add(*attempt.job_id);
+  watch::Clock& clock = clock_of(context);
+  watch::Session session(query_of(context), clock,
+                         watch::SessionOptions{options.schedule, options.vanish_after, options.follow_every});
+  const std::string& job_id = *attempt.job_id;
+  session.add(job_id);
   LiveState live;
   std::string last_state = attempt.last_state;
-  bool outage_reported = false;
-  bool missing = false;  // Slurm answered without this job…
-  Clock::time_point missing_since;  // …since then
-  milliseconds delay = options.schedule.first;
-  while (true) {
-    nap(context, delay);
-    if (context.interrupted && context.interrupted()) {
-      return;
-    }
-    const auto result = poller.poll();
-    if (result.outage && !outage_reported) {
-      say(context, fmt::format("Slurm is not answering ({}); still watching", result.outage_message));
-      outage_reported = true;
-    } else if (!result.outage && outage_reported) {
-      say(context, "Slurm answers again");
-      outage_reported = false;
-    }
-    follow_logs(journal, attempt, spec, live, options, context);
-    const auto it = result.statuses.find(*attempt.job_id);
-    if (it == result.statuses.end() && !result.outage) {
-      // Slurm answered but does not know the job (yet, or any more).
-      if (!missing) {
-        missing = true;
-        missing_since = Clock::now();
-      } else if (Clock::now() - missing_since >= options.vanish_after) {
-        say(context, fmt::format("attempt {}: job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
-                                 "it vanished",
-                                 attempt.number, *attempt.job_id,
-                                 std::chrono::duration<double>(Clock::now() - missing_since).count()));
-        last_state = "VANISHED";
-        break;
+  const auto end = session.run(
+    [&](const watch::Cycle& cycle) {
+      if (cycle.outage_changed) {
+        say(context, cycle.outage ? fmt::format("Slurm is not answering ({}); still watching", cycle.outage_message)
+                                  : std::string("Slurm answers again"));
       }
-    } else if (it != result.statuses.end()) {
-      missing = false;
-    }
-    if (it != result.statuses.end()) {
-      const std::string state = final_state(it->second);
-      if (state != last_state) {
-        journal.append("state", {{"attempt", attempt.number}, {"job_id", *attempt.job_id}, {"state", state}});
-        say(context, fmt::format("attempt {}: job {} {}", attempt.number, *attempt.job_id, state));
-        last_state = state;
+      follow_logs(journal, attempt, spec, live, options, context, clock.now());
+      bool ended = false;
+      for (const auto& update : cycle.updates) {
+        ended = ended || update.ended;
+        if (update.vanished) {
+          say(context, fmt::format("attempt {}: job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
+                                   "it vanished",
+                                   attempt.number, job_id,
+                                   std::chrono::duration<double>(update.missing_for).count()));
+          last_state = "VANISHED";
+          continue;
+        }
+        const std::string state = final_state(update.status);
+        if (state != last_state) {
+          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", state}});
+          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, state));
+          last_state = state;
+        }
       }
-      if (slurm::is_terminal(it->second.state)) {
-        break;
+      if (ended) {
+        return false;
       }
-      if (live.fatal_seen && !live.cancelled && Clock::now() - *live.fatal_seen >= options.failure_grace) {
+      if (live.fatal_seen && !live.cancelled && clock.now() - *live.fatal_seen >= options.failure_grace) {
         say(context, fmt::format("attempt {}: cancelling job {}: {} and the job is still running", attempt.number,
-                                 *attempt.job_id, live.fatal_category));
+                                 job_id, live.fatal_category));
         journal.append("cancel_requested", {{"attempt", attempt.number}, {"reason", live.fatal_category}});
-        context.client->cancel(*attempt.job_id);
+        context.client->cancel(job_id);
         live.cancelled = true;
       }
-    }
-    if (context.status) {
-      context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", *attempt.job_id,
-                                 last_state.empty() ? "(not yet known)" : last_state,
-                                 format_bytes(live.max_allocated), static_cast<double>(delay.count()) / 1000.0));
-    }
-    delay = poller.next_delay(result);
+      if (context.status) {
+        context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", job_id,
+                                   last_state.empty() ? "(not yet known)" : last_state,
+                                   format_bytes(live.max_allocated),
+                                   static_cast<double>(cycle.next_poll.count()) / 1000.0));
+      }
+      return true;
+    },
+    context.interrupted);
+  if (end == watch::Session::End::interrupted) {
+    return;
   }
   const auto diagnosis = diagnose_attempt(spec, *attempt.job_id, last_state, context);
   nlohmann::json evidence = nlohmann::json::array();

@@ -3,10 +3,9 @@
 #include "util/error.hpp"
 #include "util/fault.hpp"
 #include "util/input.hpp"
-#include "util/process.hpp"
+#include "util/private_files.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <random>
 
 namespace lg::launch {
@@ -39,78 +39,6 @@ std::string utc_now(bool compact)
   return buffer;
 }
 
-// Create `dir` and its parents; a failure (disk full, permissions) is a
-// SystemError with the reason, not a std::filesystem exception.
-void make_dirs(const fs::path& dir)
-{
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    SystemError error("cannot create '{}': {}", dir.string(), ec.message());
-    if (ec == std::errc::no_space_on_device) {
-      error.hint = "the state directory's file system is full; free space or use --state-dir";
-    }
-    throw error;
-  }
-}
-
-[[noreturn]] void throw_errno(const std::string& what, const fs::path& path)
-{
-  const int error_number = errno;
-  SystemError error("{} '{}': {}", what, path.string(), std::strerror(error_number));
-  if (error_number == ENOSPC || error_number == EDQUOT) {
-    error.hint = "the state directory's file system is full; free space or use --state-dir";
-  }
-  throw error;
-}
-
-// Write `content` to a new file at `path` and fsync it.
-void write_synced(const fs::path& path, std::string_view content)
-{
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    throw_errno("cannot create", path);
-  }
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      const int saved = errno;
-      ::close(fd);
-      ::unlink(path.c_str());
-      errno = saved;
-      throw_errno("cannot write", path);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    const int saved = errno;
-    ::close(fd);
-    ::unlink(path.c_str());
-    errno = saved;
-    throw_errno("cannot sync", path);
-  }
-  ::close(fd);
-}
-
-void sync_dir(const fs::path& dir)
-{
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
-std::string temp_name()
-{
-  static std::mt19937_64 rng{std::random_device{}()};
-  return std::to_string(::getpid()) + "-" + std::to_string(rng());
-}
-
 std::int64_t next_seq(const fs::path& records)
 {
   std::int64_t highest = 0;
@@ -123,6 +51,64 @@ std::int64_t next_seq(const fs::path& records)
     }
   }
   return highest + 1;
+}
+
+// The JSON type of every field a record may carry (run_state.cpp and the
+// runner read them by these names). A record whose data is not an object,
+// or has one of these fields with another type (valid JSON such as
+// "data": [] or a numeric job_id), is damaged: skipped and counted, like a
+// garbled file, so that one bad record never stops `runs` or a resume.
+enum class Field { string, integer, number, boolean, object, array, strings };
+
+const std::map<std::string_view, Field>& field_types()
+{
+  static const std::map<std::string_view, Field> types = {
+    {"attempt", Field::integer},      {"at", Field::integer},
+    {"max_attempts", Field::integer}, {"line", Field::integer},
+    {"job_id", Field::string},        {"tag", Field::string},
+    {"fix", Field::string},           {"reason", Field::string},
+    {"script", Field::string},        {"state", Field::string},
+    {"outcome", Field::string},       {"category", Field::string},
+    {"suggested_change", Field::string}, {"host", Field::string},
+    {"name", Field::string},          {"submit_dir", Field::string},
+    {"error", Field::string},         {"last_iteration", Field::integer},
+    {"confidence", Field::number},    {"max_allocated_bytes", Field::number},
+    {"retry_infra", Field::boolean},  {"recovered", Field::boolean},
+    {"retryable", Field::boolean},    {"source", Field::object},
+    {"evidence", Field::array},       {"sbatch_args", Field::strings},
+    {"exclude", Field::strings},      {"silent_ranks", Field::array},
+  };
+  return types;
+}
+
+bool has_type(const nlohmann::json& value, Field type)
+{
+  switch (type) {
+  case Field::string: return value.is_string();
+  case Field::integer: return value.is_number_integer();
+  case Field::number: return value.is_number();
+  case Field::boolean: return value.is_boolean();
+  case Field::object: return value.is_object();
+  case Field::array: return value.is_array();
+  case Field::strings:
+    return value.is_array() && std::all_of(value.begin(), value.end(), [](const auto& v) { return v.is_string(); });
+  }
+  return false;
+}
+
+bool well_formed(const nlohmann::json& data)
+{
+  if (!data.is_object()) {
+    return false;
+  }
+  const auto& types = field_types();
+  for (const auto& [key, value] : data.items()) {
+    const auto it = types.find(key);
+    if (it != types.end() && !has_type(value, it->second)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string seq_name(std::int64_t seq)
@@ -159,26 +145,21 @@ Journal::Journal(std::string run_id, fs::path dir)
 Journal Journal::create(const fs::path& state_dir, std::string_view name)
 {
   const fs::path runs = state_dir / "runs";
-  std::error_code ec;
-  fs::create_directories(runs, ec);
-  if (ec) {
-    SystemError error("cannot create the state directory '{}': {}", runs.string(), ec.message());
-    error.hint = "set --state-dir or XDG_STATE_HOME to a writable directory";
-    throw error;
-  }
+  private_files::make_private_dir(state_dir, "the state directory");
+  private_files::make_private_dir(runs, "the runs directory");
   static std::mt19937 rng{std::random_device{}()};
   for (int tries = 0; tries < 100; ++tries) {
     char suffix[8];
     std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(rng() & 0xffffU));
     const std::string run_id = utc_now(true) + "-" + sanitise_name(name) + "-" + suffix;
     const fs::path dir = runs / run_id;
-    if (::mkdir(dir.c_str(), 0755) == 0) {
-      make_dirs(dir / "records");
-      sync_dir(runs);
+    if (::mkdir(dir.c_str(), 0700) == 0) {
+      private_files::make_private_dir(dir / "records", "the run's records directory");
+      private_files::sync_dir(runs);
       return Journal(run_id, dir);
     }
     if (errno != EEXIST) {
-      throw_errno("cannot create run directory", dir);
+      private_files::throw_errno("cannot create run directory", dir);
     }
   }
   SystemError error("cannot find a free run id under '{}'", runs.string());
@@ -193,6 +174,10 @@ Journal Journal::open(const fs::path& state_dir, std::string_view run_id)
     throw error;
   }
   const fs::path dir = state_dir / "runs" / std::string(run_id);
+  private_files::require_private(state_dir, "the state directory");
+  private_files::require_private(state_dir / "runs", "the runs directory");
+  private_files::require_private(dir, "the run directory");
+  private_files::require_private(dir / "records", "the run's records directory");
   std::error_code ec;
   if (!fs::is_directory(dir / "records", ec)) {
     InputError error("no run '{}' in '{}'", run_id, (state_dir / "runs").string());
@@ -209,24 +194,24 @@ Record Journal::append(std::string_view type, nlohmann::json data)
   record.type = std::string(type);
   record.time = utc_now(false);
   record.data = std::move(data);
-  const fs::path temp = records / (".tmp-" + temp_name());
+  const fs::path temp = records / (".tmp-" + private_files::unique_name());
   for (int tries = 0; tries < 1000; ++tries) {
     record.seq = next_seq(records);
     const nlohmann::json document = {
       {"seq", record.seq}, {"type", record.type}, {"time", record.time}, {"data", record.data}};
-    write_synced(temp, document.dump() + "\n");
+    private_files::write_new_file(temp, document.dump() + "\n");
     const fs::path target = records / seq_name(record.seq);
     const int rc = ::link(temp.c_str(), target.c_str());
     const int saved = errno;
     ::unlink(temp.c_str());
     if (rc == 0) {
-      sync_dir(records);
+      private_files::sync_dir(records);
       fault_point(record.type);
       return record;
     }
     if (saved != EEXIST) {
       errno = saved;
-      throw_errno("cannot publish journal record", target);
+      private_files::throw_errno("cannot publish journal record", target);
     }
   }
   SystemError error("journal '{}' is too busy to append", m_dir.string());
@@ -246,6 +231,7 @@ std::vector<Record> Journal::records(int* damaged) const
   std::vector<Record> out;
   int bad = 0;
   for (const auto& file : files) {
+    private_files::require_private(file, "the journal record");
     std::string text;
     try {
       text = read_file(file.string(), "journal record", k_max_record_bytes);
@@ -255,7 +241,8 @@ std::vector<Record> Journal::records(int* damaged) const
     }
     const auto document = nlohmann::json::parse(text, nullptr, false);
     if (document.is_discarded() || !document.is_object() || !document.contains("seq")
-        || !document["seq"].is_number_integer() || !document.contains("type") || !document["type"].is_string()) {
+        || !document["seq"].is_number_integer() || !document.contains("type") || !document["type"].is_string()
+        || !well_formed(document.value("data", nlohmann::json::object()))) {
       ++bad;
       continue;
     }
@@ -275,59 +262,15 @@ std::vector<Record> Journal::records(int* damaged) const
 bool Journal::claim(std::string_view name, std::chrono::seconds stale_after) const
 {
   const fs::path dir = m_dir / "claims";
-  make_dirs(dir);
-  const fs::path target = dir / std::string(name);
-  const std::string host = process::host_name();
-  const nlohmann::json mine = {{"host", host}, {"pid", ::getpid()}, {"time", utc_now(false)}};
-  for (int tries = 0; tries < 3; ++tries) {
-    const fs::path temp = dir / (".tmp-" + temp_name());
-    write_synced(temp, mine.dump());
-    const int rc = ::link(temp.c_str(), target.c_str());
-    ::unlink(temp.c_str());
-    if (rc == 0) {
-      return true;
-    }
-    std::string text;
-    try {
-      text = read_file(target.string(), "claim", k_max_record_bytes);
-    } catch (const InputError&) {
-      return false;  // not readable as a claim: someone else's; ask again later
-    }
-    const auto holder = nlohmann::json::parse(text, nullptr, false);
-    if (holder.is_discarded() || !holder.is_object()) {
-      return false;  // being written right now; ask again later
-    }
-    const bool same_host = holder.value("host", "") == host;
-    const int pid = holder.value("pid", 0);
-    if (same_host && pid == ::getpid()) {
-      return true;
-    }
-    std::error_code ec;
-    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(target, ec);
-    const bool dead = same_host && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH;
-    if (!dead && (ec || age < stale_after)) {
-      return false;
-    }
-    // Stale: move it aside (only one of several stealers can) and retry.
-    const fs::path aside = dir / (".stale-" + temp_name());
-    if (::rename(target.c_str(), aside.c_str()) == 0) {
-      ::unlink(aside.c_str());
-    }
-  }
-  return false;
+  private_files::make_private_dir(dir, "the run's claims directory");
+  return private_files::take_lock(dir / std::string(name), stale_after);
 }
 
 void Journal::write_artifact(std::string_view relative, std::string_view content) const
 {
   const fs::path target = m_dir / std::string(relative);
-  make_dirs(target.parent_path());
-  const fs::path temp = target.parent_path() / (".tmp-" + temp_name());
-  write_synced(temp, content);
-  if (::rename(temp.c_str(), target.c_str()) != 0) {
-    ::unlink(temp.c_str());
-    throw_errno("cannot write", target);
-  }
-  sync_dir(target.parent_path());
+  private_files::make_private_dir(target.parent_path(), "the attempt directory");
+  private_files::replace_file(target, content);
 }
 
 fs::path default_state_dir()
@@ -344,6 +287,8 @@ fs::path default_state_dir()
 std::vector<std::string> list_runs(const fs::path& state_dir)
 {
   std::vector<std::string> runs;
+  private_files::require_private(state_dir, "the state directory");
+  private_files::require_private(state_dir / "runs", "the runs directory");
   std::error_code ec;
   for (fs::directory_iterator it(state_dir / "runs", ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_directory(ec) && fs::is_directory(it->path() / "records", ec)) {

@@ -29,7 +29,7 @@ struct RetryDecision
 
 struct RetryInput
 {
-  std::string category;          // diagnosis category (SPEC.md failure categories)
+  std::string category;          // diagnosis category (diagnose/category.hpp)
   std::string suggested_change;  // diagnosis's fix id, may be empty
   std::vector<std::string> fixes_tried;  // fix ids of earlier attempts
   bool retry_infra = false;      // --retry-infra

@@ -13,19 +13,22 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <thread>
 
 namespace lg::launch {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
 
 void say(const RunContext& context, const std::string& line)
 {
   if (context.progress) {
     context.progress(line);
   }
+}
+
+watch::Clock& clock_of(const RunContext& context)
+{
+  return context.clock != nullptr ? *context.clock : watch::Clock::real();
 }
 
 void nap(const RunContext& context, milliseconds total)
@@ -37,11 +40,7 @@ void nap(const RunContext& context, milliseconds total)
       return;
     }
     const milliseconds step = std::min(slice, total - done);
-    if (context.sleep) {
-      context.sleep(step);
-    } else {
-      std::this_thread::sleep_for(step);
-    }
+    clock_of(context).sleep(step);
   }
 }
 
@@ -150,7 +149,7 @@ void begin_run(Journal& journal, const config::JobSpec& spec, const nlohmann::js
                const RunOptions& options, const RunContext& context)
 {
   journal.append("run_created", {{"name", spec.name},
-                                 {"source", source},
+                                 {"source", source.is_object() ? source : nlohmann::json::object()},
                                  {"max_attempts", options.max_attempts},
                                  {"retry_infra", options.retry_infra},
                                  {"sbatch_args", options.sbatch_args},

@@ -11,7 +11,8 @@
 #include "launch/journal.hpp"
 #include "launch/run_state.hpp"
 #include "slurm/client.hpp"
-#include "watch/poller.hpp"
+#include "watch/clock.hpp"
+#include "watch/session.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -36,7 +37,10 @@ struct RunContext
   // launch::load_job_source).
   std::function<std::string(const config::JobSpec&)> render;
   std::function<config::JobSpec(const nlohmann::json&)> load_source;
-  std::function<void(std::chrono::milliseconds)> sleep;  // real sleep by default
+  watch::Clock* clock = nullptr;  // the real clock when null
+  // Slurm status questions of the watch session; client->query when empty
+  // (the CLI passes the per-user poll cache shared by all its processes).
+  watch::QueryFn query;
   std::function<bool()> interrupted;                     // SIGINT/SIGTERM seen
   std::function<void(const std::string&)> progress;      // one line per event
   std::function<void(const std::string&)> status;        // overwritable status line
@@ -50,6 +54,9 @@ struct RunOptions
   bool retry_infra = false;  // resubmit unchanged after node failure / preemption
   std::vector<std::string> sbatch_args;  // passed to sbatch before the script
   watch::PollSchedule schedule;
+  // How often the job's logs are read between Slurm checks (live memory,
+  // early cancel, hang detection); reading logs costs Slurm nothing.
+  std::chrono::milliseconds follow_every{std::chrono::seconds(5)};
   int submit_tries = 5;
   // How long one sbatch call may take (the Slurm client's submit timeout);
   // bounds the wait for an sbatch orphaned by a killed launchguard.

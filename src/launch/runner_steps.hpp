@@ -15,6 +15,9 @@ namespace lg::launch {
 // Print one progress line through the context.
 void say(const RunContext& context, const std::string& line);
 
+// The context's clock (the real one unless a test injects one).
+watch::Clock& clock_of(const RunContext& context);
+
 // Sleep `total`, in slices, returning early on a signal.
 void nap(const RunContext& context, std::chrono::milliseconds total);
 

@@ -5,6 +5,7 @@
 #include "slurm/errors.hpp"
 #include "util/error.hpp"
 #include "util/fault.hpp"
+#include "util/private_files.hpp"
 #include "util/process.hpp"
 
 #include <fmt/format.h>
@@ -128,27 +129,36 @@ void submit_attempt(Journal& journal, const AttemptState& attempt, const config:
     }
   }
   ensure_output_dir(spec, context);
-  bool started = attempt.submit_started;
+  // Any doubt about the attempt means asking Slurm first: its submit_started
+  // record, or a damaged record that may have been it (or its submitted).
+  int damaged = 0;
+  journal.records(&damaged);
+  bool maybe_queued = attempt.submit_started || damaged > 0;
   std::string last_error;
   for (int attempt_try = 0; attempt_try < options.submit_tries; ++attempt_try) {
     if (context.interrupted && context.interrupted()) {
       return;
     }
     try {
-      if (started && recover_by_tag(journal, attempt, options, context)) {
+      if (maybe_queued && recover_by_tag(journal, attempt, options, context)) {
         return;
       }
-      if (!started) {
+      if (!submit_started_record(journal, attempt.number)) {
         const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch()).count();
         journal.append("submit_started",
                        {{"attempt", attempt.number}, {"tag", attempt.tag}, {"host", process::host_name()}, {"at", now}});
-        started = true;
       }
+      maybe_queued = true;
       slurm::SubmitOptions submit;
       submit.extra_args = options.sbatch_args;
       submit.tag = attempt.tag;
-      const auto id = context.client->submit_file(journal.dir() / script_path(attempt.number), submit);
+      // The script is submitted under the user's account: refuse one that
+      // someone else could have swapped.
+      const fs::path script = journal.dir() / script_path(attempt.number);
+      private_files::require_private(script.parent_path(), "the attempt directory");
+      private_files::require_private(script, "the attempt's batch script");
+      const auto id = context.client->submit_file(script, submit);
       fault_point("sbatch_returned");
       journal.append("submitted", {{"attempt", attempt.number}, {"job_id", id}});
       say(context, fmt::format("attempt {}: submitted as Slurm job {}", attempt.number, id));

@@ -1,5 +1,5 @@
 // The estimate's verdict as findings: oom is an error, borderline a warning.
-// The fix is the first what-if entry (in the source document's order) that
+// The fix is the first what-if entry (in the Megatron Bridge memory-tuning guide's order) that
 // brings the peak under the GPU's capacity, else the first that saves memory.
 #include "rules/rule.hpp"
 

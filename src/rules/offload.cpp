@@ -1,5 +1,5 @@
 // Activation (layer) CPU offloading and optimizer CPU offloading
-// (rules_and_env.md B.3; the source document's "CPU offloading: blocked").
+// (rules_and_env.md B.3; the Megatron Bridge memory-tuning guide's "CPU offloading: blocked").
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

@@ -1,6 +1,6 @@
 // The constraint rules behind `launchguard check`: every Megatron-LM /
 // Megatron Bridge / Transformer Engine constraint a JobSpec can express, the
-// memory verdict of the estimate, and the source document's measured
+// memory verdict of the estimate, and the Megatron Bridge memory-tuning guide's measured
 // trade-offs as advice. Pure: no I/O. Environment-variable findings belong to
 // the env composer, not here.
 #pragma once

@@ -1,5 +1,5 @@
 // Sequence parallelism, TP communication overlap and the LoRA + SP input
-// re-gather of the source document (rules_and_env.md B.5).
+// re-gather of the Megatron Bridge memory-tuning guide (rules_and_env.md B.5).
 #include "rules/rule.hpp"
 
 #include "util/strings.hpp"

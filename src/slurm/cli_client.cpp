@@ -78,7 +78,7 @@ public:
       // Accounting down or disabled: squeue still knows live jobs.
       return squeue(ids);
     }
-    std::vector<JobStatus> jobs = only(parse_sacct(result.out), ids);
+    std::vector<JobStatus> jobs = match_requested(ids, parse_sacct(result.out));
     std::vector<JobId> missing;
     for (const auto& id : ids) {
       if (std::none_of(jobs.begin(), jobs.end(), [&](const JobStatus& job) {
@@ -231,16 +231,7 @@ private:
       }
       fail(command, result, "cannot query jobs");
     }
-    return only(parse_squeue(result.out), ids);
-  }
-
-  static std::vector<JobStatus> only(std::vector<JobStatus> jobs,
-                                     std::span<const JobId> ids)
-  {
-    std::erase_if(jobs, [&](const JobStatus& job) {
-      return std::find(ids.begin(), ids.end(), job.id) == ids.end();
-    });
-    return jobs;
+    return match_requested(ids, parse_squeue(result.out));
   }
 
   // Run `command`; a timeout or a missing tool becomes a Slurm error.

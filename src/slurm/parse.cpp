@@ -270,3 +270,96 @@ std::string slurm_error_reason(std::string_view err)
 }
 
 } // namespace lg::slurm
+
+namespace lg::slurm {
+
+JobId canonical_job_id(std::string_view id)
+{
+  const size_t digits_end = std::min(id.find_first_of("_+"), id.size());
+  size_t start = 0;
+  while (start + 1 < digits_end && id[start] == '0') {
+    ++start;
+  }
+  return JobId(id.substr(start));
+}
+
+namespace {
+
+// True if `part` (canonical) is a component or task of job `whole`
+// (canonical, without a suffix): "181+1" of "181", "180_3" of "180".
+bool is_part_of(const JobId& part, const JobId& whole)
+{
+  return part.size() > whole.size() + 1 && part.compare(0, whole.size(), whole) == 0
+         && (part[whole.size()] == '+' || part[whole.size()] == '_');
+}
+
+JobStatus sum_of_parts(const JobId& requested, const std::vector<const JobStatus*>& parts)
+{
+  const JobStatus* deciding = nullptr;
+  for (const auto* part : parts) {
+    if (!is_terminal(part->state) && (deciding == nullptr || part->state == JobState::running)) {
+      if (deciding == nullptr || deciding->state != JobState::running) {
+        deciding = part;
+      }
+    }
+  }
+  if (deciding == nullptr) {
+    for (const auto* part : parts) {
+      if (part->state != JobState::completed) {
+        deciding = part;
+        break;
+      }
+    }
+  }
+  if (deciding == nullptr) {
+    deciding = parts.front();
+  }
+  JobStatus sum = *deciding;
+  sum.id = requested;
+  sum.steps.clear();
+  sum.nodes.clear();
+  for (const auto* part : parts) {
+    sum.steps.insert(sum.steps.end(), part->steps.begin(), part->steps.end());
+    if (!part->nodes.empty() && sum.nodes.find(part->nodes) == std::string::npos) {
+      sum.nodes += (sum.nodes.empty() ? "" : ",") + part->nodes;
+    }
+    if (part->elapsed && (!sum.elapsed || *part->elapsed > *sum.elapsed)) {
+      sum.elapsed = part->elapsed;
+    }
+    if (part->source == StatusSource::squeue) {
+      sum.source = StatusSource::squeue;  // not every part has its accounting record yet
+    }
+  }
+  return sum;
+}
+
+} // namespace
+
+std::vector<JobStatus> match_requested(std::span<const JobId> requested, const std::vector<JobStatus>& reported)
+{
+  std::vector<JobStatus> out;
+  for (const auto& id : requested) {
+    const JobId want = canonical_job_id(id);
+    const bool whole_job = want.find_first_of("_+") == JobId::npos;
+    std::vector<const JobStatus*> exact;
+    std::vector<const JobStatus*> parts;
+    for (const auto& status : reported) {
+      const JobId got = canonical_job_id(status.id);
+      if (got == want) {
+        exact.push_back(&status);
+      } else if (whole_job && is_part_of(got, want)) {
+        parts.push_back(&status);
+      }
+    }
+    if (!exact.empty()) {
+      JobStatus status = *exact.front();
+      status.id = id;
+      out.push_back(std::move(status));
+    } else if (!parts.empty()) {
+      out.push_back(sum_of_parts(id, parts));
+    }
+  }
+  return out;
+}
+
+} // namespace lg::slurm

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,20 @@ std::vector<JobStatus> parse_sacct(std::string_view out);
 
 // Parse `squeue --noheader --format=<k_squeue_format>` output.
 std::vector<JobStatus> parse_squeue(std::string_view out);
+
+// Slurm's own spelling of a job id: leading zeros dropped ("0181" is job
+// 181, as sacct and squeue print it); suffixes ("_7", "+1") kept.
+JobId canonical_job_id(std::string_view id);
+
+// The statuses in `reported` (sacct/squeue answers) for the `requested` ids,
+// one per requested id Slurm reported, under the requested spelling:
+// "0181" matches 181; a heterogeneous job "181" is the sum of its
+// components "181+0", "181+1" (squeue -j 181 lists only those), an array job
+// "180" of its tasks "180_1", "180_[2-9]". A sum has not ended while any
+// part waits or runs; once all ended it takes the first part's state that is
+// not COMPLETED; steps and node lists are joined.
+std::vector<JobStatus> match_requested(std::span<const JobId> requested,
+                                       const std::vector<JobStatus>& reported);
 
 // Parse an ExitCode column "code:signal" ("0:9", "1:0").
 std::optional<ExitStatus> parse_exit_status(std::string_view text);

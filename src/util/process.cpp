@@ -1,6 +1,6 @@
 // Runs a child with posix_spawnp and pumps its pipes with poll(2).
 //
-// Why posix_spawnp and not Boost.Process 1.74 (STYLE.md §2, §3.5 allow
+// Why posix_spawnp and not Boost.Process 1.74 (the house style allows
 // either): the facts verified for 1.74 are all workarounds — wait_for is
 // unreliable, exit_code() hides signals, the child's destructor terminates,
 // and Asio trips -Wnull-dereference. With posix_spawnp each of those is a

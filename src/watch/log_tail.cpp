@@ -66,9 +66,4 @@ std::uint64_t LogTail::offset(const std::filesystem::path& path) const
   return it == m_files.end() ? 0 : it->second.offset;
 }
 
-void LogTail::forget(const std::filesystem::path& path)
-{
-  m_files.erase(path.string());
-}
-
 } // namespace lg::watch

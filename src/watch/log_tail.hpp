@@ -30,9 +30,6 @@ public:
   // Total bytes consumed from `path` so far.
   std::uint64_t offset(const std::filesystem::path& path) const;
 
-  // Forget `path` (after the caller has seen all of it).
-  void forget(const std::filesystem::path& path);
-
   // Number of times a file was seen to shrink (truncation / replacement).
   int restarts() const { return m_restarts; }
 

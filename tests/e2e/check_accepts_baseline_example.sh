@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check: the source document's Llama3-70B baseline passes preflight, and its
+# check: the Megatron Bridge memory-tuning guide's Llama3-70B baseline passes preflight, and its
 # --json output carries the verdict and a per-stage estimate.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,4 +1,4 @@
-# Shared helpers for the end-to-end tests (STYLE.md §3.9). Source it first:
+# Shared helpers for the end-to-end tests. Source it first:
 #   . "$(dirname "$0")/lib.sh"
 # Each test runs in its own temporary directory, kept on failure.
 # Environment (set by tests/e2e/CMakeLists.txt): LAUNCHGUARD (the binary),
@@ -78,20 +78,6 @@ wait_for_end() {
     return 1
 }
 
-# Wait up to $3 seconds for `launchguard watch` to report state $2 for $1.
-wait_for_state() {
-    local id=$1 want=$2 seconds=$3 state=""
-    local deadline=$((SECONDS + seconds))
-    while [ $SECONDS -lt $deadline ]; do
-        state=$("$LAUNCHGUARD" watch --once --json "$id" 2>/dev/null \
-            | jq -r '.state // empty' || true)
-        [ "$state" = "$want" ] && return 0
-        sleep 1
-    done
-    echo "job $id: expected state $want, last seen '$state'" >&2
-    return 1
-}
-
 # Write job.toml: a small dense job on the local cluster whose command is the
 # stand-in trainer with the given arguments. $NODES/$GPUS/$MEM/$NAME/$ENV_LINES
 # tune it.
@@ -168,5 +154,17 @@ expect_run_clean() {
     for n in $(seq 0 $((attempts - 1))); do
         tag=$(jq -r ".runs[0].attempts[$n].tag" "runs-$run.json")
         expect_eq "$(jobs_with_tag "$tag")" "1"
+    done
+}
+
+# Make directory $1 hold wrappers around the real Slurm tools that log each
+# call's tool name to $1/calls before running it (put $1 first on PATH).
+make_counting_shim() {
+    local shim=$1 tool real
+    mkdir -p "$shim"
+    for tool in sacct squeue scontrol sbatch scancel; do
+        real=$(command -v "$tool")
+        printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$shim" "$real" > "$shim/$tool"
+        chmod +x "$shim/$tool"
     done
 }

@@ -6,12 +6,7 @@
 require_slurm
 
 shim=$work/shim
-mkdir -p "$shim"
-for tool in sacct squeue scontrol sbatch scancel; do
-    real=$(command -v "$tool")
-    printf '#!/bin/sh\necho "%s" >> "%s/calls"\nexec "%s" "$@"\n' "$tool" "$shim" "$real" > "$shim/$tool"
-    chmod +x "$shim/$tool"
-done
+make_counting_shim "$shim"
 ids=()
 for i in $(seq 10); do
     ids+=("$(sbatch --parsable --account=research --mem=10M --output=/dev/null --wrap "sleep $((i % 3 + 2))")")

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <sstream>
 
@@ -109,4 +111,35 @@ TEST_CASE("the project's templates audit clean")
     const AuditResult r = audit_text(text.str(), name, options);
     CHECK_MESSAGE(r.findings.empty(), name, "\n", describe(r));
   }
+}
+
+TEST_CASE("SARIF for code scanning: relative uri with uriBaseId, ruleIndex, fingerprints, fixes, only rules that fired")
+{
+  // SARIF 2.1.0: artifactLocation.uriBaseId, result.ruleIndex, partialFingerprints, result.fixes[].
+  AuditResult r = run(k_broken);
+  r.path = "./jobs/train.sbatch";
+  const auto log = nlohmann::json::parse(to_sarif({r}, "0.1.0"));
+  const auto& run0 = log["runs"][0];
+  const auto& rules = run0["tool"]["driver"]["rules"];
+  CHECK(rules.size() < audit_rules().size());  // not every known rule
+  for (const auto& result : run0["results"]) {
+    const auto index = result["ruleIndex"].get<std::size_t>();
+    REQUIRE(index < rules.size());
+    CHECK(rules[index]["id"] == result["ruleId"]);
+    const auto& where = result["locations"][0]["physicalLocation"]["artifactLocation"];
+    CHECK(where["uri"] == "jobs/train.sbatch");
+    CHECK(where["uriBaseId"] == "%SRCROOT%");
+    CHECK(result["partialFingerprints"].contains("launchguardFinding/v1"));
+  }
+  bool fix_seen = false;
+  for (const auto& result : run0["results"]) {
+    if (result["ruleId"] == "audit.export_after_launch") {
+      REQUIRE(result.contains("fixes"));
+      const auto& change = result["fixes"][0]["artifactChanges"][0];
+      CHECK(change["artifactLocation"]["uri"] == "jobs/train.sbatch");
+      CHECK(change["replacements"].size() >= 1);
+      fix_seen = true;
+    }
+  }
+  CHECK(fix_seen);
 }

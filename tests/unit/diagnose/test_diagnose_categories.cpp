@@ -1,5 +1,5 @@
-// Every SPEC.md category from a realistic log excerpt (message formats from
-// reference/failure_signatures.md).
+// Every failure category from a realistic log excerpt (message formats of
+// PyTorch, NCCL, Megatron-LM and Slurm, each cited at its test).
 #include "diagnose/diagnose.hpp"
 
 #include <doctest/doctest.h>

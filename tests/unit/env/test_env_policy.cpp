@@ -196,7 +196,7 @@ TEST_CASE("GPU- and model-specific rows")
   CHECK(compose_value(spec, "NVTE_ALLOW_NONDETERMINISTIC_ALGO") == "0");
 }
 
-TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the source document's environment")
+TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning guide's environment")
 {
   const auto environment = env::compose(testing::llama3_70b_sft(), {});
   CHECK(environment.findings.empty());

@@ -2,8 +2,11 @@
 #include "launch/run_state.hpp"
 #include "util/error.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,16 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir
-{
-  fs::path path;
-  TempDir()
-  {
-    char pattern[] = "/tmp/lg-journal-XXXXXX";
-    path = ::mkdtemp(pattern);
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using TempDir = lg::testing::TempDir;
 
 } // namespace
 
@@ -64,6 +58,29 @@ TEST_CASE("journal: a torn temp file and a damaged record do not hide good recor
   CHECK(damaged == 1);
   REQUIRE(records.size() == 2);
   CHECK(records[1].seq == 3);
+}
+
+TEST_CASE("journal: a record of the wrong type is skipped and counted like a garbled one")
+{
+  // Valid JSON that is not a record launchguard wrote: used to make `runs`
+  // fail for every run (exit 3, a JSON type error).
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  journal.append("run_created", {{"name", "job"}});
+  std::ofstream(journal.dir() / "records" / "00000002.json") << R"({"seq": 2, "type": "attempt_prepared", "data": []})";
+  std::ofstream(journal.dir() / "records" / "00000003.json")
+    << R"({"seq": 3, "type": "submitted", "data": {"attempt": 1, "job_id": 1234}})";
+  std::ofstream(journal.dir() / "records" / "00000004.json")
+    << R"({"seq": 4, "type": "run_created", "data": {"sbatch_args": ["--x", 5]}})";
+  journal.append("attempt_prepared", {{"attempt", 1}, {"tag", "t"}});
+  journal.append("submitted", {{"attempt", 1}, {"job_id", "77"}});
+  int damaged = 0;
+  const auto records = journal.records(&damaged);
+  CHECK(damaged == 3);
+  REQUIRE(records.size() == 3);
+  const auto state = lg::launch::fold(journal.run_id(), records);
+  REQUIRE(state.attempts.size() == 1);
+  CHECK(state.attempts[0].job_id == std::optional<std::string>("77"));
 }
 
 TEST_CASE("journal: concurrent writers never lose or duplicate a record")
@@ -192,3 +209,23 @@ TEST_CASE("run_state: records written twice by two drivers count once")
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("journal: a run directory or record another user can write is refused, nothing read from it")
+{
+  // A stranger who can write the run swaps attempt-1/job.sbatch or a record,
+  // and the victim's `watch` submits it under the victim's account.
+  TempDir dir;
+  auto journal = lg::launch::Journal::create(dir.path, "job");
+  journal.append("run_created", {{"name", "job"}});
+  struct stat info{};
+  ::stat(journal.dir().c_str(), &info);
+  CHECK((info.st_mode & 07777U) == 0700U);
+  ::stat((journal.dir() / "records" / "00000001.json").c_str(), &info);
+  CHECK((info.st_mode & 07777U) == 0600U);
+  ::chmod((dir.path / "runs").c_str(), 0777);
+  CHECK_THROWS_AS(lg::launch::Journal::open(dir.path, journal.run_id()), lg::InputError);
+  CHECK_THROWS_AS(lg::launch::list_runs(dir.path), lg::InputError);
+  ::chmod((dir.path / "runs").c_str(), 0700);
+  ::chmod((journal.dir() / "records" / "00000001.json").c_str(), 0666);
+  CHECK_THROWS_WITH_AS(journal.records(), doctest::Contains("writable by everyone"), lg::InputError);
+}

@@ -32,6 +32,7 @@ struct Fixture
   lg::diagnose::Matcher matcher{lg::diagnose::default_catalogue()};
   lg::config::JobSpec spec = lg::testing::llama3_70b_sft();
   std::vector<std::string> lines;
+  lg::watch::ManualClock clock;
   lg::launch::RunContext context;
   lg::launch::RunOptions options;
 
@@ -52,7 +53,7 @@ struct Fixture
       return std::string("#!/bin/bash\n");
     };
     context.load_source = [this](const nlohmann::json&) { return spec; };
-    context.sleep = [](std::chrono::milliseconds) {};
+    context.clock = &clock;
     context.progress = [this](const std::string& line) { lines.push_back(line); };
     context.submit_dir = dir;
     options.max_attempts = 3;
@@ -126,6 +127,32 @@ TEST_CASE("runner: a run resumed after a crash between submit_started and submit
   const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
   CHECK(outcome.outcome == "succeeded");
   CHECK(f.client.submissions().size() == 1);
+}
+
+TEST_CASE("runner: with both submit_started and submitted damaged, a resume asks Slurm for the tag first")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto state0 = lg::launch::fold(journal.run_id(), journal.records());
+  const auto started = journal.append("submit_started", {{"attempt", 1}, {"tag", state0.attempts[0].tag}});
+  lg::slurm::SubmitOptions submit;
+  submit.tag = state0.attempts[0].tag;
+  const auto id = f.client.submit_text("#!/bin/bash\n", submit);
+  const auto submitted = journal.append("submitted", {{"attempt", 1}, {"job_id", id}});
+  // Both records damaged (a disk error, a bad edit): the attempt looks
+  // never submitted, but the job is queued.
+  for (const auto seq : {started.seq, submitted.seq}) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%08lld.json", static_cast<long long>(seq));
+    std::ofstream(journal.dir() / "records" / name) << "{\"seq\": 1, \"type\": \"submitted\", \"data\": 3}";
+  }
+  auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
+  const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  CHECK(f.client.submissions().size() == 1);  // found by tag, not submitted again
 }
 
 TEST_CASE("runner: a config error is not retried and ends the run failed")

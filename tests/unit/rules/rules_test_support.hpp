@@ -64,7 +64,7 @@ inline estimate::Estimate fits_estimate()
   estimate::Estimate e;
   e.verdict = estimate::Verdict::fits;
   e.peak_bytes = 60.0e9;
-  e.capacity_bytes = 85520809984.0;
+  e.capacity_bytes = 85027979264.0;  // presets/gpus/h100-80gb.toml
   return e;
 }
 

@@ -8,7 +8,7 @@ using lg::testing::minimal_job_spec;
 
 TEST_SUITE_BEGIN("rules");
 
-TEST_CASE("offload.cpu_offloading_with_pp: the source document's experiments 4-6")
+TEST_CASE("offload.cpu_offloading_with_pp: the memory-tuning guide's experiments 4-6")
 {
   for (const int layers : {2, 4, 6}) {
     auto spec = llama3_70b_sft();

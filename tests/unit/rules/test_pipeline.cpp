@@ -18,7 +18,7 @@ TEST_CASE("pipeline.vpp_requires_pp: vpp with pp 1")
                                  "with interleaved schedule"));
 }
 
-TEST_CASE("pipeline.vpp_layers_divisible: uneven PP middle ranks (the source document's message)")
+TEST_CASE("pipeline.vpp_layers_divisible: uneven PP middle ranks (Megatron-LM's message)")
 {
   auto spec = llama3_70b_sft();
   spec.parallelism.first_stage_layers = 8;  // 8 % 5 != 0

@@ -233,3 +233,51 @@ TEST_CASE("slurm_error_reason: strips the tool's prefixes")
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("match_requested: a pending heterogeneous job is the sum of its components")
+{
+  // squeue --noheader --states=all --jobs=1 --format=%i|%j|%T|%M|%N|%r|%k on
+  // the local 22.05 cluster, a held two-component job (sacct prints nothing
+  // for it yet).
+  const auto reported = parse_squeue("1+1|het.sh|PENDING|0:00||JobHeldUser|(null)\n"
+                                     "1+0|het.sh|PENDING|0:00||JobHeldUser|(null)\n");
+  const std::vector<JobId> requested{"1"};
+  const auto matched = match_requested(requested, reported);
+  REQUIRE(matched.size() == 1);
+  CHECK(matched[0].id == "1");
+  CHECK(matched[0].state == JobState::pending);
+}
+
+TEST_CASE("match_requested: a heterogeneous job ends when every component has, with the failed one's state")
+{
+  // sacct --jobs=1 after the job above ran (component 1 edited to FAILED).
+  const auto reported = parse_sacct("1+0|het.sh|COMPLETED|0:0|00:00:15|n1|JobHeldUser|\n"
+                                    "1+0.batch|batch|COMPLETED|0:0|00:00:15|n1||\n"
+                                    "1+1|het.sh|FAILED|1:0|00:00:15|n2|JobHeldUser|\n");
+  const std::vector<JobId> requested{"1", "1+0"};
+  const auto matched = match_requested(requested, reported);
+  REQUIRE(matched.size() == 2);
+  CHECK(matched[0].id == "1");
+  CHECK(matched[0].state == JobState::failed);
+  CHECK(matched[0].nodes == "n1,n2");
+  CHECK(matched[0].steps.size() == 1);
+  CHECK(matched[1].id == "1+0");
+  CHECK(matched[1].state == JobState::completed);
+  // One component still running: the sum has not ended.
+  const auto running = parse_sacct("1+0|het.sh|COMPLETED|0:0|00:00:15|n1|None|\n"
+                                   "1+1|het.sh|RUNNING|0:0|00:00:15|n2|None|\n");
+  CHECK(match_requested(std::vector<JobId>{"1"}, running).at(0).state == JobState::running);
+}
+
+TEST_CASE("match_requested: leading zeros name the same job; other jobs do not match")
+{
+  const auto reported = parse_sacct("181|x|RUNNING|0:0|00:00:01|n1|None|\n"
+                                    "1810|y|PENDING|0:0|00:00:00||Priority|\n");
+  const std::vector<JobId> requested{"0181", "18", "99"};
+  const auto matched = match_requested(requested, reported);
+  REQUIRE(matched.size() == 1);
+  CHECK(matched[0].id == "0181");
+  CHECK(matched[0].state == JobState::running);
+  CHECK(canonical_job_id("000") == "0");
+  CHECK(canonical_job_id("007+1") == "7+1");
+}

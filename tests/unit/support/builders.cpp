@@ -7,7 +7,7 @@ static config::GpuSpec h100()
   config::GpuSpec gpu;
   gpu.name = "h100-80gb";
   gpu.display_name = "H100 80GB HBM3";
-  gpu.capacity_bytes = 85520809984;  // 79.65 GiB, torch total_memory
+  gpu.capacity_bytes = 85027979264;  // 79.19 GiB, as presets/gpus/h100-80gb.toml
   gpu.generation = config::GpuGeneration::hopper;
   return gpu;
 }

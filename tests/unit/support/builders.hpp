@@ -6,7 +6,7 @@
 namespace lg::testing {
 
 // Llama3-70B SFT on 32 x H100 80GB: TP4 PP4 VPP5 DP2 MBS1 GBS32 seq 4096
-// FP8-CS, SP, distributed optimizer — the source document's baseline case.
+// FP8-CS, SP, distributed optimizer — the memory-tuning guide's baseline case.
 config::JobSpec llama3_70b_sft();
 
 // A tiny dense model on one 8-GPU H100 node, TP1 PP1, bf16.
@@ -26,7 +26,7 @@ config::JobSpec moe_container_job();
 config::JobSpec lora_job();
 
 // Qwen3-8B LoRA SFT on 8 x H100: TP2 SP, seq 8192, MBS1, bf16, LoRA rank 16 on
-// qkv/proj/fc1/fc2 — the source document's input re-gather case.
+// qkv/proj/fc1/fc2 — the memory-tuning guide's input re-gather case.
 config::JobSpec qwen3_8b_lora();
 
 } // namespace lg::testing

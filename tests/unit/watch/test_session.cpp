@@ -1,0 +1,187 @@
+// The one watch session (watch/session.hpp) on an injected clock: its
+// backoff schedule, per-job intervals, --vanish-after, outages. Slurm is a
+// map of states the test sets; the clock moves only when the session sleeps.
+#include "slurm/errors.hpp"
+#include "slurm/fake_client.hpp"
+#include "watch/session.hpp"
+
+#include <doctest/doctest.h>
+
+#include <map>
+
+using namespace std::chrono_literals;
+using lg::slurm::JobState;
+using lg::watch::milliseconds;
+
+namespace {
+
+struct FakeSlurm
+{
+  std::map<std::string, JobState> states;  // what Slurm knows
+  int failing = 0;                         // next queries that time out
+  std::vector<milliseconds> asked_at;      // clock time of each query
+  lg::watch::ManualClock clock;
+  lg::watch::Clock::time_point start = clock.now();
+
+  lg::watch::QueryFn query()
+  {
+    return [this](std::span<const lg::slurm::JobId> ids, milliseconds) {
+      asked_at.push_back(std::chrono::duration_cast<milliseconds>(clock.now() - start));
+      if (failing > 0) {
+        --failing;
+        throw lg::slurm::TransientSlurmError("sacct: Socket timed out on send/recv operation");
+      }
+      std::vector<lg::slurm::JobStatus> out;
+      for (const auto& id : ids) {
+        if (const auto it = states.find(id); it != states.end()) {
+          lg::slurm::JobStatus status;
+          status.id = id;
+          status.state = it->second;
+          out.push_back(status);
+        }
+      }
+      return out;
+    };
+  }
+};
+
+lg::watch::SessionOptions options(milliseconds vanish_after = 10min)
+{
+  lg::watch::SessionOptions o;
+  o.vanish_after = vanish_after;
+  return o;  // first 3 s, min 5 s, max 120 s, factor 1.6
+}
+
+} // namespace
+
+TEST_SUITE_BEGIN("watch");
+
+TEST_CASE("session: first check after 3 s, 5 s after a change, then x1.6 up to the 120 s cap")
+{
+  FakeSlurm slurm;
+  slurm.states["7"] = JobState::running;
+  lg::watch::Session session(slurm.query(), slurm.clock, options());
+  session.add("7");
+  int cycles = 0;
+  session.run([&](const lg::watch::Cycle&) { return ++cycles < 12; });
+  // 3 (first answer: a change) +5, then 8, 12.8, 20.48, 32.768, 52.428,
+  // 83.884 (whole milliseconds), 120 (cap), 120, …
+  const std::vector<milliseconds> expected = {3000ms,  8000ms,  16000ms,  28800ms,  49280ms,  82048ms,
+                                              134476ms, 218360ms, 338360ms, 458360ms, 578360ms, 698360ms};
+  CHECK(slurm.asked_at == expected);
+  CHECK(session.interval("7") == 120s);
+}
+
+TEST_CASE("session: a change on one job resets only that job's interval")
+{
+  FakeSlurm slurm;
+  slurm.states["1"] = JobState::running;
+  slurm.states["2"] = JobState::running;
+  lg::watch::Session session(slurm.query(), slurm.clock, options());
+  session.add("1");
+  session.add("2");
+  int cycles = 0;
+  session.run([&](const lg::watch::Cycle& cycle) {
+    CHECK(cycle.updates.size() == 2);  // one question answers for both jobs
+    if (++cycles == 6) {
+      slurm.states["2"] = JobState::completing;
+    }
+    return cycles < 7;
+  });
+  CHECK(session.interval("1") > 30s);  // kept growing
+  CHECK(session.interval("2") == 5s);  // back to the minimum
+  CHECK(session.queries() == 7);
+}
+
+TEST_CASE("session: a job Slurm never knew vanishes after vanish_after and the loop ends")
+{
+  FakeSlurm slurm;
+  lg::watch::Session session(slurm.query(), slurm.clock, options(2s));
+  session.add("99999999");
+  std::vector<lg::watch::JobUpdate> seen;
+  const auto end = session.run([&](const lg::watch::Cycle& cycle) {
+    seen.insert(seen.end(), cycle.updates.begin(), cycle.updates.end());
+    return true;
+  });
+  CHECK(end == lg::watch::Session::End::no_jobs);
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].vanished);
+  CHECK(seen[0].missing_for >= 2s);
+  // Asked at 3 s (missing since), then when the 2 s were over: 2 questions.
+  CHECK(slurm.asked_at == std::vector<milliseconds>{3000ms, 5000ms});
+}
+
+TEST_CASE("session: an outage is not a vanished job, and backs off instead of hammering")
+{
+  FakeSlurm slurm;
+  slurm.states["5"] = JobState::running;
+  slurm.failing = 6;
+  lg::watch::Session session(slurm.query(), slurm.clock, options(1s));
+  session.add("5");
+  int outages_reported = 0;
+  int cycles = 0;
+  session.run([&](const lg::watch::Cycle& cycle) {
+    outages_reported += cycle.outage && cycle.outage_changed ? 1 : 0;
+    CHECK(cycle.updates.size() == (cycle.outage ? 0U : 1U));
+    return ++cycles < 8;
+  });
+  CHECK(outages_reported == 1);
+  CHECK(session.jobs() == std::vector<std::string>{"5"});
+  // Intervals during the outage grow: 3, 5 (min), 8, 12.8, …
+  REQUIRE(slurm.asked_at.size() == 8);
+  CHECK(slurm.asked_at[2] - slurm.asked_at[1] > slurm.asked_at[1] - slurm.asked_at[0]);
+}
+
+TEST_CASE("session: a job that ends is dropped; the others go on")
+{
+  FakeSlurm slurm;
+  slurm.states["1"] = JobState::running;
+  slurm.states["2"] = JobState::running;
+  lg::watch::Session session(slurm.query(), slurm.clock, options());
+  session.add("1");
+  session.add("2");
+  int cycles = 0;
+  bool ended_seen = false;
+  session.run([&](const lg::watch::Cycle& cycle) {
+    for (const auto& update : cycle.updates) {
+      ended_seen = ended_seen || (update.ended && update.id == "1" && update.status.state == JobState::failed);
+    }
+    if (++cycles == 2) {
+      slurm.states["1"] = JobState::failed;
+    }
+    return cycles < 4;
+  });
+  CHECK(ended_seen);
+  CHECK(session.jobs() == std::vector<std::string>{"2"});
+}
+
+TEST_CASE("session: ticks between Slurm checks ask Slurm nothing")
+{
+  FakeSlurm slurm;
+  slurm.states["3"] = JobState::running;
+  lg::watch::SessionOptions o = options();
+  o.tick = 1s;
+  lg::watch::Session session(slurm.query(), slurm.clock, o);
+  session.add("3");
+  int ticks = 0;
+  session.run([&](const lg::watch::Cycle& cycle) {
+    ticks += cycle.polled ? 0 : 1;
+    return slurm.clock.now() - slurm.start < 60s;
+  });
+  CHECK(ticks > 40);
+  CHECK(slurm.asked_at.size() < 10);
+}
+
+TEST_CASE("session: an interrupt ends the loop within a slice of sleep")
+{
+  FakeSlurm slurm;
+  slurm.states["4"] = JobState::pending;
+  lg::watch::Session session(slurm.query(), slurm.clock, options());
+  session.add("4");
+  const auto end = session.run([](const lg::watch::Cycle&) { return true; },
+                               [&] { return slurm.clock.now() - slurm.start >= 1s; });
+  CHECK(end == lg::watch::Session::End::interrupted);
+  CHECK(slurm.asked_at.empty());
+}
+
+TEST_SUITE_END();
