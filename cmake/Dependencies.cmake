@@ -15,6 +15,18 @@ find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)                    # zlib1g-dev (gzip logs)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd) # libzstd-dev (zstd logs)
 if(NOT LG_STATIC)
+  find_package(yaml-cpp 0.7 REQUIRED)          # libyaml-cpp-dev (Megatron Bridge YAML)
+else()
+  # The package's CMake config names only the shared object; Debian 12 also
+  # ships libyaml-cpp.a.
+  find_library(LG_YAML_CPP_ARCHIVE libyaml-cpp.a REQUIRED)  # libyaml-cpp-dev
+  find_path(LG_YAML_CPP_INCLUDE_DIR yaml-cpp/yaml.h REQUIRED)
+  add_library(yaml-cpp STATIC IMPORTED)
+  set_target_properties(yaml-cpp PROPERTIES
+    IMPORTED_LOCATION ${LG_YAML_CPP_ARCHIVE}
+    INTERFACE_INCLUDE_DIRECTORIES ${LG_YAML_CPP_INCLUDE_DIR})
+endif()
+if(NOT LG_STATIC)
   find_package(fmt 9 REQUIRED)                 # libfmt-dev
   find_package(tomlplusplus 3 REQUIRED)        # libtomlplusplus-dev (compiled shared library)
 else()

@@ -1,6 +1,6 @@
 // bench_estimator: predict each measured record of memory_measurements_*.json
 // with lg::estimate and print error statistics per tier and per feature
-// group, the worst records, and the source document's four Llama3-70B rows.
+// group, the worst records, and the Megatron Bridge memory-tuning guide's four Llama3-70B rows.
 // Usage: bench_estimator <memory_measurements.json> [--all] [--bands FILE]
 //   --bands FILE  write the error-band table (estimate/error_band_data.inc)
 #include "config/loader.hpp"

@@ -15,9 +15,9 @@ _launchguard()
     cword=$COMP_CWORD
   fi
 
-  local commands="check estimate env render submit watch diagnose audit runs presets"
+  local commands="check estimate env render submit watch diagnose audit runs convert presets"
   local global="--json --color --verbose -v --version --help -h"
-  local job="--gpu --nodes --gpus-per-node --preset-dir"
+  local job="--gpu --nodes --gpus-per-node --preset-dir --hf-config --bridge-config --bridge-override"
   local launch="--state-dir --poll-interval --poll-max"
 
   # The subcommand is the first word that is not a global option; after "--"
@@ -73,6 +73,7 @@ _launchguard()
     runs) options="$launch" ;;
     diagnose) options="--job --state --catalogue $job"; files=any ;;
     audit) options="--fix --fix=diff --format --gpu --template --preset-dir"; files=any ;;
+    convert) options="--to $job"; files=toml ;;
     presets) options="--kind --preset-dir" ;;
     *) return 0 ;;
   esac

@@ -43,6 +43,9 @@ const std::array k_commands = {
   CommandSpec{"audit", "audit SCRIPT… [--fix[=diff]] [--format text|json|sarif]",
               "audit sbatch scripts and templates, line by line", run_audit},
   CommandSpec{"runs", "runs [RUN_ID]", "list runs and their attempts from the run journal", run_runs},
+  CommandSpec{"convert", "convert JOB.toml --to toml|bridge-overrides|megatron-args",
+              "the same job in another form: launchguard TOML, Megatron Bridge overrides, Megatron-LM flags",
+              run_convert},
   CommandSpec{"presets", "presets [--kind models|gpus]", "list model and GPU presets shipped and found",
               run_presets},
 };

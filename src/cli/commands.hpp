@@ -41,6 +41,7 @@ int run_watch(const GlobalOptions& global, const std::vector<std::string>& args)
 int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_audit(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_runs(const GlobalOptions& global, const std::vector<std::string>& args);
+int run_convert(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_presets(const GlobalOptions& global, const std::vector<std::string>& args);
 int run_tune(const GlobalOptions& global, const std::vector<std::string>& args);
 

@@ -2,6 +2,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/data_paths.hpp"
+#include "config/bridge_command_line.hpp"
+#include "config/bridge_keys.hpp"
+#include "config/bridge_yaml.hpp"
+#include "config/hf_config.hpp"
 #include "config/loader.hpp"
 #include "config/megatron_args.hpp"
 #include "util/edit_distance.hpp"
@@ -21,7 +25,11 @@ void add_job_options(po::options_description& options)
     ("gpu", po::value<std::string>(), "GPU preset (overrides [cluster] gpu), e.g. h100-80gb")
     ("nodes", po::value<int>(), "number of nodes (overrides [cluster] nodes)")
     ("gpus-per-node", po::value<int>(), "GPUs per node (overrides [cluster] gpus_per_node)")
-    ("preset-dir", po::value<std::vector<std::string>>()->composing(), "extra preset directory (models/, gpus/)");
+    ("preset-dir", po::value<std::vector<std::string>>()->composing(), "extra preset directory (models/, gpus/)")
+    ("hf-config", po::value<std::string>(), "Hugging Face config.json or model directory: the model (under a job file's own [model] keys)")
+    ("bridge-config", po::value<std::string>(), "Megatron Bridge ConfigContainer YAML (run_config.yaml, or a checkpoint directory holding it)")
+    ("bridge-override", po::value<std::vector<std::string>>()->composing(),
+     "Megatron Bridge ConfigContainer override KEY=VALUE (repeatable), e.g. model.tensor_model_parallel_size=8");
 }
 
 static std::vector<std::string> long_names(const po::options_description& options)
@@ -133,27 +141,97 @@ static void apply_cluster_overrides(const ParsedArgs& parsed, config::JobSpec& s
   }
 }
 
+// The --bridge-override words, located by their position among them.
+static std::vector<config::BridgeSetting> override_settings(const ParsedArgs& parsed)
+{
+  std::vector<config::BridgeSetting> settings;
+  if (parsed.vars.count("bridge-override") == 0) {
+    return settings;
+  }
+  int index = 0;
+  for (const auto& word : parsed.vars["bridge-override"].as<std::vector<std::string>>()) {
+    ++index;
+    auto setting = config::parse_bridge_override(word, SourceLocation{"--bridge-override", index, 1});
+    if (!setting) {
+      UsageError error("--bridge-override '{}' is not KEY=VALUE", word);
+      error.hint = "write e.g. --bridge-override model.tensor_model_parallel_size=8";
+      throw error;
+    }
+    settings.push_back(std::move(*setting));
+  }
+  return settings;
+}
+
+// A job from Bridge inputs alone: launchguard's defaults for everything the
+// ConfigContainer does not say (cluster, Slurm, launch).
+static config::JobSpec bridge_base_job(const std::string& source)
+{
+  config::JobSpec spec;
+  spec.name = "bridge-job";
+  spec.source_file = source;
+  spec.launch.framework = config::Framework::megatron_bridge;
+  return spec;
+}
+
 config::JobSpec load_job(const ParsedArgs& parsed)
 {
-  const config::LoadOptions options = load_options(parsed);
+  config::LoadOptions options = load_options(parsed);
+  options.defer_finish = true;
+  if (parsed.vars.count("hf-config") != 0) {
+    options.hf_config = parsed.vars["hf-config"].as<std::string>();
+  }
+  const bool bridge_config = parsed.vars.count("bridge-config") != 0;
+  const auto overrides = override_settings(parsed);
+  const auto bridge_line =
+    parsed.passthrough.empty() ? std::nullopt : config::read_bridge_command_line(parsed.passthrough);
+  config::JobSpec spec;
   if (!parsed.positional.empty()) {
-    config::JobSpec spec = config::load_job_file(parsed.positional.front(), options);
-    if (parsed.vars.count("gpu") + parsed.vars.count("nodes") + parsed.vars.count("gpus-per-node") != 0) {
-      apply_cluster_overrides(parsed, spec);
-      config::resolve_gpu(spec, options);
-    }
-    return spec;
-  }
-  if (!parsed.passthrough.empty()) {
+    spec = config::load_job_file(parsed.positional.front(), options);
+  } else if (!parsed.passthrough.empty() && !bridge_line) {
     config::MegatronArgsOptions megatron;
-    config::JobSpec spec = config::job_from_megatron_args(parsed.passthrough, megatron);
-    apply_cluster_overrides(parsed, spec);
-    config::resolve_gpu(spec, options);
-    return spec;
+    spec = config::job_from_megatron_args(parsed.passthrough, megatron);
+  } else if (bridge_line || !overrides.empty() || bridge_config || options.hf_config) {
+    spec = bridge_base_job(bridge_config ? parsed.vars["bridge-config"].as<std::string>() : "command line");
+    if (options.hf_config) {
+      config::apply_hf_config(spec, *options.hf_config);
+      spec.name = "hf-job";
+    }
+  } else {
+    UsageError error("missing job: give JOB.toml, a Megatron-LM or Megatron Bridge command line after '--', or Bridge inputs");
+    error.hint = "e.g. launchguard check examples/llama3-70b-sft-h100.toml";
+    throw error;
   }
-  UsageError error("missing job: give JOB.toml or a Megatron-LM command line after '--'");
-  error.hint = "e.g. launchguard check examples/llama3-70b-sft-h100.toml";
-  throw error;
+  if (bridge_config) {
+    config::apply_bridge_settings_or_throw(spec, config::read_bridge_yaml(parsed.vars["bridge-config"].as<std::string>()));
+  }
+  if (bridge_line) {
+    if (!bridge_line->recipe.empty() && parsed.positional.empty() && !bridge_config && !options.hf_config) {
+      InputError error("recipe '{}': launchguard does not ship this Megatron Bridge recipe's settings, so the "
+                       "command line alone does not say the model or its parallelism",
+                       bridge_line->recipe);
+      error.hint = "give the ConfigContainer YAML the run writes (--bridge-config CHECKPOINT/iter_N/run_config.yaml), "
+                   "or a job file with the model (launchguard check JOB.toml -- python run_recipe.py …)";
+      throw error;
+    }
+    // With a job file, the file is what the recipe's words layer on; with only a
+    // Hugging Face config, what the recipe itself sets is unknown: say so.
+    if (!bridge_line->recipe.empty() && !bridge_config && parsed.positional.empty()) {
+      spec.input_findings.push_back(Diagnostic{
+        Severity::warning, "input.recipe_not_shipped",
+        fmt::format("recipe '{}': launchguard does not ship its settings; the job is the Hugging Face config plus the "
+                    "command line's key=value words, so a setting the recipe makes and the words do not repeat is not judged",
+                    bridge_line->recipe),
+        "give the run's run_config.yaml with --bridge-config to judge exactly what the recipe sets",
+        SourceLocation{"command line", 1, 1}});
+    }
+    spec.launch.command = parsed.passthrough;
+    spec.launch.framework = config::Framework::megatron_bridge;
+    config::apply_bridge_settings_or_throw(spec, bridge_line->settings);
+  }
+  config::apply_bridge_settings_or_throw(spec, overrides);
+  apply_cluster_overrides(parsed, spec);
+  config::finish_job(spec, options);
+  return spec;
 }
 
 } // namespace lg::cli

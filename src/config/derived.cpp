@@ -234,6 +234,22 @@ std::vector<LayoutStage> parse_pipeline_layout(const std::string& layout)
   return stages;
 }
 
+MoeSpec& ensure_moe(ModelSpec& model)
+{
+  if (!model.moe) {
+    model.moe.emplace();
+  }
+  return *model.moe;
+}
+
+MlaSpec& ensure_mla(ModelSpec& model)
+{
+  if (!model.mla) {
+    model.mla.emplace();
+  }
+  return *model.mla;
+}
+
 const char* to_string(Precision precision)
 {
   switch (precision) {

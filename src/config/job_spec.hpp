@@ -56,6 +56,7 @@ struct MlaSpec
 struct ModelSpec
 {
   std::string preset;
+  std::string hf_config;  // the Hugging Face config.json the model was read from, if any
   int num_layers = 0;
   int hidden_size = 0;
   int ffn_hidden_size = 0;
@@ -261,6 +262,10 @@ struct JobSpec
   // preset point into the preset file. Used by rules to place findings.
   std::string source_file;
   std::map<std::string, SourceLocation> locations;
+  // Warnings found while reading the inputs (a Hugging Face field read but not
+  // usable, a Bridge setting that changes memory but is not modelled). Preflight
+  // reports them with the rules' findings.
+  std::vector<Diagnostic> input_findings;
 
   // Return the location of `key`, or of the section it belongs to, or of the
   // job file itself.
@@ -279,6 +284,8 @@ std::int64_t padded_vocab_size(const JobSpec& spec);
 int num_query_groups(const ModelSpec& model);  // resolves 0 -> heads
 int kv_channels(const ModelSpec& model);       // resolves 0 -> h / a
 bool is_moe_layer(const ModelSpec& model, int layer);  // layer is 0-based
+MoeSpec& ensure_moe(ModelSpec& model);  // the MoE block, created (defaults) when absent
+MlaSpec& ensure_mla(ModelSpec& model);  // the MLA block, created (defaults) when absent
 // The modules selective recompute applies to: the listed ones, or Megatron's
 // default ["core_attn"] when none are listed; empty unless selective.
 std::vector<std::string> recompute_modules(const RecomputeSpec& recompute);

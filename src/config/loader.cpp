@@ -1,5 +1,7 @@
 #include "config/loader.hpp"
 
+#include "config/hf_config.hpp"
+#include "config/slurm_fields.hpp"
 #include "config/toml_reader.hpp"
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
@@ -95,6 +97,25 @@ void apply_model_preset(TomlReader& reader, const toml::node& preset_node, const
   reader.set_file(job_file);
 }
 
+// [model] hf_config = "PATH": a Hugging Face config.json or model directory,
+// relative to the job file. Read before the job's own keys, which override it.
+void apply_job_hf_config(TomlReader& reader, const toml::node& node, const std::string& job_file)
+{
+  const auto* path = node.as_string();
+  if (path == nullptr) {
+    return;  // the schema walk reports the type error
+  }
+  fs::path hf = path->get();
+  if (hf.is_relative()) {
+    hf = fs::path(job_file).parent_path() / hf;
+  }
+  try {
+    apply_hf_config(reader.spec(), hf);
+  } catch (const InputError& e) {
+    reader.report(node, e.what(), e.hint);
+  }
+}
+
 void expand_layer_freq(ModelSpec& model)
 {
   if (!model.moe || model.moe->layer_pattern.size() != 1 || model.moe->layer_pattern[0] >= 0) {
@@ -110,9 +131,9 @@ void expand_layer_freq(ModelSpec& model)
   }
 }
 
-void require_model_keys(TomlReader& reader, const JobSpec& spec)
+void require_model_keys(std::vector<Problem>& problems, const JobSpec& spec)
 {
-  const auto where = spec.location_of("model").value_or(SourceLocation{reader.file(), 1, 1});
+  const auto where = spec.location_of("model").value_or(SourceLocation{spec.source_file, 1, 1});
   const std::vector<std::pair<const char*, std::int64_t>> required = {
     {"num_layers", spec.model.num_layers},
     {"hidden_size", spec.model.hidden_size},
@@ -122,21 +143,21 @@ void require_model_keys(TomlReader& reader, const JobSpec& spec)
   };
   for (const auto& [key, value] : required) {
     if (value == 0) {
-      reader.report_at(where, fmt::format("model.{} is required", key),
-                       "set [model] preset = \"llama3-70b\" (see `launchguard presets`) or give every model key");
+      problems.push_back({where, fmt::format("model.{} is required", key),
+                          "set [model] preset = \"llama3-70b\" (see `launchguard presets`), hf_config = \"DIR\", or give every model key"});
     }
   }
   if (spec.model.moe) {
     const auto& moe = *spec.model.moe;
     if (moe.num_experts == 0 || moe.moe_ffn_hidden_size == 0) {
-      reader.report_at(spec.location_of("model.moe").value_or(where),
-                       "[model.moe] needs num_experts and moe_ffn_hidden_size",
-                       "add num_experts = 8 and moe_ffn_hidden_size = … to [model.moe]");
+      problems.push_back({spec.location_of("model.moe").value_or(where),
+                          "[model.moe] needs num_experts and moe_ffn_hidden_size",
+                          "add num_experts = 8 and moe_ffn_hidden_size = … to [model.moe]"});
     } else if (!moe.layer_pattern.empty() && moe.layer_pattern.size() != static_cast<std::size_t>(spec.model.num_layers)) {
-      reader.report_at(spec.location_of("model.moe.layer_freq").value_or(where),
-                       fmt::format("model.moe.layer_freq has {} entries but the model has {} layers",
-                                   moe.layer_pattern.size(), spec.model.num_layers),
-                       "give one 0/1 entry per layer, or an integer frequency");
+      problems.push_back({spec.location_of("model.moe.layer_freq").value_or(where),
+                          fmt::format("model.moe.layer_freq has {} entries but the model has {} layers",
+                                      moe.layer_pattern.size(), spec.model.num_layers),
+                          "give one 0/1 entry per layer, or an integer frequency"});
     }
   }
 }
@@ -233,6 +254,12 @@ JobSpec load_job_text(std::string_view text, const std::string& display_name, co
     if (const auto* preset = model->get("preset")) {
       apply_model_preset(reader, *preset, options);
     }
+    if (const auto* hf = model->get("hf_config")) {
+      apply_job_hf_config(reader, *hf, display_name);
+    }
+  }
+  if (options.hf_config) {
+    apply_hf_config(spec, *options.hf_config);
   }
   walk(reader, table, job_schema(), {});
   // toml++ iterates keys by name; the environment keeps the file's order.
@@ -241,13 +268,25 @@ JobSpec load_job_text(std::string_view text, const std::string& display_name, co
     const auto& lb = spec.locations["env." + b.first];
     return std::tie(la.line, la.column) < std::tie(lb.line, lb.column);
   });
-  expand_layer_freq(spec.model);
-  require_model_keys(reader, spec);
   if (!reader.problems().empty()) {
     throw_problems(reader.problems());
   }
-  resolve_gpu(spec, options);
+  if (!options.defer_finish) {
+    finish_job(spec, options);
+  }
   return spec;
+}
+
+void finish_job(JobSpec& spec, const LoadOptions& options)
+{
+  expand_layer_freq(spec.model);
+  std::vector<Problem> problems;
+  require_model_keys(problems, spec);
+  check_slurm_fields(problems, spec);
+  if (!problems.empty()) {
+    throw_problems(std::move(problems));
+  }
+  resolve_gpu(spec, options);
 }
 
 JobSpec load_job_file(const fs::path& path, const LoadOptions& options)

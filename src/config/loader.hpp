@@ -6,6 +6,7 @@
 #include "config/job_spec.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,12 @@ struct LoadOptions
   // Directories holding models/<name>.toml and gpus/<name>.toml, searched in
   // order (shipped first, then the user's $XDG_CONFIG_HOME/launchguard/presets).
   std::vector<std::filesystem::path> preset_dirs;
+  // A Hugging Face config.json (or model directory) read as the model, under
+  // the job file's own [model] keys like a preset (--hf-config).
+  std::optional<std::filesystem::path> hf_config;
+  // Leave the checks that need the whole job (required model keys, MoE layer
+  // pattern, GPU preset) to finish_job: more inputs are layered on first.
+  bool defer_finish = false;
 };
 
 // Load the job file at `path`. Throws InputError listing every problem found
@@ -28,6 +35,12 @@ JobSpec load_job_file(const std::filesystem::path& path, const LoadOptions& opti
 JobSpec load_job_text(std::string_view text,
                       const std::string& display_name,
                       const LoadOptions& options);
+
+// The checks that need the whole job, after every input is layered on: MoE
+// layer frequency expanded and checked against num_layers, required model keys,
+// Slurm time/mem/extra_args and the workdir, GPU preset resolved. Throws
+// InputError listing every problem.
+void finish_job(JobSpec& spec, const LoadOptions& options);
 
 // Find `presets/<kind>/<name>.toml` in `options.preset_dirs`; kind is
 // "models" or "gpus". Throws InputError with the available names when absent.

@@ -225,6 +225,15 @@ void read_moe_mla(Reader& r, JobSpec& spec)
     moe.router_bias = r.set("moe-router-enable-expert-bias");
     if (auto freq = r.word("moe-layer-freq", "model.moe.layer_freq")) {
       moe.layer_pattern = parse_moe_layer_freq(*freq, m.num_layers);
+      // Megatron asserts len(moe_layer_pattern) == config.num_layers
+      // (megatron/core/models/gpt/gpt_layer_specs.py:653); a list of another
+      // length would otherwise give a wrong estimate.
+      if (!moe.layer_pattern.empty() && moe.layer_pattern.size() != static_cast<std::size_t>(m.num_layers)) {
+        InputError error("command line:1:{}: --moe-layer-freq '{}' gives {} layers but --num-layers is {}",
+                         spec.locations["model.moe.layer_freq"].column, *freq, moe.layer_pattern.size(), m.num_layers);
+        error.hint = fmt::format("give one 0/1 per layer, e.g. \"([0]*1+[1]*{})\"", std::max(0, m.num_layers - 1));
+        throw error;
+      }
     }
     m.moe = moe;
   }

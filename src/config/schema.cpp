@@ -137,18 +137,12 @@ Key choice_key(Get get, std::vector<std::string> names)
 
 MoeSpec& moe(JobSpec& s)
 {
-  if (!s.model.moe) {
-    s.model.moe.emplace();
-  }
-  return *s.model.moe;
+  return ensure_moe(s.model);
 }
 
 MlaSpec& mla(JobSpec& s)
 {
-  if (!s.model.mla) {
-    s.model.mla.emplace();
-  }
-  return *s.model.mla;
+  return ensure_mla(s.model);
 }
 
 void set_layer_freq(TomlReader& r, const toml::node& n)
@@ -237,6 +231,7 @@ std::vector<Section> build_schema()
   s.push_back({"job", {{"name", string_key(LG_FIELD(name))}}, {}});
   s.push_back({"model",
                {{"preset", string_key(LG_FIELD(model.preset))},
+                {"hf_config", string_key(LG_FIELD(model.hf_config))},
                 {"num_layers", int_key(LG_FIELD(model.num_layers), 1, 10000)},
                 {"hidden_size", int_key(LG_FIELD(model.hidden_size), 1, 1 << 20)},
                 {"ffn_hidden_size", int_key(LG_FIELD(model.ffn_hidden_size), 1, 1 << 22)},

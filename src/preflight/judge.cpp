@@ -43,6 +43,9 @@ JudgedJob judge(const config::JobSpec& spec, const Options& options)
     job.findings = rules::check(spec, job.estimate);
   }
   job.findings.insert(job.findings.end(), job.environment.findings.begin(), job.environment.findings.end());
+  // What reading the inputs found: Hugging Face fields not usable, Bridge
+  // settings that change memory but are not modelled.
+  job.findings.insert(job.findings.end(), spec.input_findings.begin(), spec.input_findings.end());
   std::stable_sort(job.findings.begin(), job.findings.end(),
                    [](const Diagnostic& a, const Diagnostic& b) { return a.severity > b.severity; });
   return job;

@@ -127,4 +127,20 @@ TEST_CASE("megatron_args: moe layer frequency expressions")
   CHECK_THROWS_AS(lg::config::parse_moe_layer_freq("[2]*3", 3), lg::InputError);
 }
 
+TEST_CASE("megatron_args: --moe-layer-freq of another length than --num-layers is an error")
+{
+  auto with = [](std::vector<std::string> extra) {
+    const std::vector<std::string> model = {"--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2"};
+    extra.insert(extra.begin(), model.begin(), model.end());
+    return extra;
+  };
+  // Before: "[1,1]" with --num-layers 4 loaded, and the estimator counted two
+  // layers of experts where Megatron refuses to start
+  // (megatron/core/models/gpt/gpt_layer_specs.py: assert len(moe_layer_pattern) == config.num_layers).
+  CHECK_THROWS_WITH_AS(
+    lg::config::job_from_megatron_args(with({"--num-experts", "8", "--moe-layer-freq", "[1,1]"}), {}),
+    doctest::Contains("--moe-layer-freq '[1,1]' gives 2 layers but --num-layers is 4"), lg::InputError);
+  CHECK_NOTHROW(lg::config::job_from_megatron_args(with({"--num-experts", "8", "--moe-layer-freq", "([0]*1+[1]*3)"}), {}));
+}
+
 TEST_SUITE_END();

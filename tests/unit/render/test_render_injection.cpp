@@ -201,3 +201,18 @@ TEST_CASE("No user byte starts a line of the script")
   const auto lines = [](const std::string& text) { return std::count(text.begin(), text.end(), '\n'); };
   CHECK(lines(script) == lines(clean) + 4 + static_cast<long>(k_payloads.size()));
 }
+
+TEST_CASE("A workdir that starts with '-' is a directory for cd, not an option")
+{
+  // Before: `cd -P` (workdir "-P") ran `cd` with an option and stayed in the
+  // submit directory; `cd --` ends option parsing (POSIX cd, bash builtin).
+  for (const char* name : {"srun-native", "torchrun"}) {
+    config::JobSpec spec = testing::minimal_job_spec();
+    spec.launch.workdir = "-P";
+    const std::string script = render::render_sbatch(spec, env::compose(spec, {}), testing::shipped_template(name));
+    CAPTURE(name);
+    CHECK(script.find("\ncd -- ") != std::string::npos);
+    CHECK(script.find("\ncd -P") == std::string::npos);
+    CHECK(script.find("\ncd '-P'") == std::string::npos);
+  }
+}
