@@ -191,19 +191,9 @@ Setter strings(Get get)
   };
 }
 
-MoeSpec& moe(JobSpec& s)
-{
-  return ensure_moe(s.model);
-}
-
-MlaSpec& mla(JobSpec& s)
-{
-  return ensure_mla(s.model);
-}
-
 std::string set_layer_freq(JobSpec& s, const Value& v)
 {
-  auto& pattern = moe(s).layer_pattern;
+  auto& pattern = ensure_moe(s).layer_pattern;
   if (v.list) {
     pattern.clear();
     for (const auto& item : v.items) {
@@ -301,7 +291,7 @@ std::map<std::string, Entry, std::less<>> build_table()
     if (!n || *n < 1 || *n > (1 << 16)) {
       return fmt::format("must be an integer between 1 and 65536 or null, got {}", describe(v));
     }
-    moe(s).num_experts = static_cast<int>(*n);
+    ensure_moe(s).num_experts = static_cast<int>(*n);
     return {};
   });
   auto moe_int = [&](std::string key, std::string job_key, int MoeSpec::*field, long long min, long long max) {
@@ -310,7 +300,7 @@ std::map<std::string, Entry, std::less<>> build_table()
       if (!n || *n < min || *n > max) {
         return fmt::format("must be an integer between {} and {}, got {}", min, max, describe(v));
       }
-      moe(s).*field = static_cast<int>(*n);
+      ensure_moe(s).*field = static_cast<int>(*n);
       return {};
     });
   };
@@ -320,11 +310,11 @@ std::map<std::string, Entry, std::less<>> build_table()
           &MoeSpec::shared_expert_intermediate_size, 0, 1 << 22);
   add("model.moe_layer_freq", "model.moe.layer_freq", set_layer_freq);
   add("model.moe_token_dispatcher_type", "model.moe.token_dispatcher",
-      choice({"alltoall", "allgather", "flex"}, [](JobSpec& s, std::size_t i) { moe(s).token_dispatcher = std::vector<std::string>{"alltoall", "allgather", "flex"}[i]; }));
+      choice({"alltoall", "allgather", "flex"}, [](JobSpec& s, std::size_t i) { ensure_moe(s).token_dispatcher = std::vector<std::string>{"alltoall", "allgather", "flex"}[i]; }));
   add("model.moe_router_enable_expert_bias", "model.moe.router_bias",
-      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } moe(s).router_bias = *b; return {}; });
+      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).router_bias = *b; return {}; });
   add("model.moe_shared_expert_gate", "model.moe.shared_expert_gate",
-      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } moe(s).shared_expert_gate = *b; return {}; });
+      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).shared_expert_gate = *b; return {}; });
   // Multi-latent attention (MLATransformerConfig).
   add("model.multi_latent_attention", "model.mla", [](JobSpec& s, const Value& v) -> std::string {
     const auto b = to_bool(v);
@@ -332,7 +322,7 @@ std::map<std::string, Entry, std::less<>> build_table()
       return fmt::format("must be true or false, got {}", describe(v));
     }
     if (*b) {
-      mla(s);
+      ensure_mla(s);
     } else {
       s.model.mla.reset();
     }
@@ -344,7 +334,7 @@ std::map<std::string, Entry, std::less<>> build_table()
       if (!n || *n < min || *n > (1 << 20)) {
         return fmt::format("must be an integer between {} and {}, got {}", min, 1 << 20, describe(v));
       }
-      mla(s).*field = static_cast<int>(*n);
+      ensure_mla(s).*field = static_cast<int>(*n);
       return {};
     });
   };

@@ -17,6 +17,8 @@
 namespace lg::config {
 
 enum class Activation { swiglu, gelu, squared_relu, geglu };
+// A gated MLP (SwiGLU, GeGLU): fc1 is twice the FFN width (gate and value).
+constexpr bool gated(Activation a) { return a == Activation::swiglu || a == Activation::geglu; }
 enum class Normalization { rms_norm, layer_norm };
 enum class Precision { bf16, fp16, fp8_delayed, fp8_cs, fp8_blockwise, mxfp8, nvfp4 };
 enum class RecomputeGranularity { none, selective, full };
@@ -286,6 +288,8 @@ int kv_channels(const ModelSpec& model);       // resolves 0 -> h / a
 bool is_moe_layer(const ModelSpec& model, int layer);  // layer is 0-based
 MoeSpec& ensure_moe(ModelSpec& model);  // the MoE block, created (defaults) when absent
 MlaSpec& ensure_mla(ModelSpec& model);  // the MLA block, created (defaults) when absent
+inline MoeSpec& ensure_moe(JobSpec& spec) { return ensure_moe(spec.model); }
+inline MlaSpec& ensure_mla(JobSpec& spec) { return ensure_mla(spec.model); }
 // The modules selective recompute applies to: the listed ones, or Megatron's
 // default ["core_attn"] when none are listed; empty unless selective.
 std::vector<std::string> recompute_modules(const RecomputeSpec& recompute);

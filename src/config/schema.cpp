@@ -135,19 +135,9 @@ Key choice_key(Get get, std::vector<std::string> names)
   }, "one of", range, fallback);
 }
 
-MoeSpec& moe(JobSpec& s)
-{
-  return ensure_moe(s.model);
-}
-
-MlaSpec& mla(JobSpec& s)
-{
-  return ensure_mla(s.model);
-}
-
 void set_layer_freq(TomlReader& r, const toml::node& n)
 {
-  auto& pattern = moe(r.spec()).layer_pattern;
+  auto& pattern = ensure_moe(r.spec()).layer_pattern;
   if (n.is_integer()) {
     if (auto f = r.integer(n, 1, 1000)) {
       // Expanded once num_layers is known (loader.cpp); store the frequency.
@@ -254,20 +244,20 @@ std::vector<Section> build_schema()
                 {"mtp_num_layers", int_key(LG_FIELD(model.mtp_num_layers), 0, 64)},
                 {"published_parameters", int_key(LG_FIELD(model.published_parameters), 0, std::numeric_limits<std::int64_t>::max())}}, {}});
   s.push_back({"model.moe",
-               {{"num_experts", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { moe(r.spec()).num_experts = static_cast<int>(*v); } }},
-                {"moe_ffn_hidden_size", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 22)) { moe(r.spec()).moe_ffn_hidden_size = static_cast<int>(*v); } }},
-                {"router_topk", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1024)) { moe(r.spec()).router_topk = static_cast<int>(*v); } }},
-                {"shared_expert_intermediate_size", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 22)) { moe(r.spec()).shared_expert_intermediate_size = static_cast<int>(*v); } }},
+               {{"num_experts", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { ensure_moe(r.spec()).num_experts = static_cast<int>(*v); } }},
+                {"moe_ffn_hidden_size", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 22)) { ensure_moe(r.spec()).moe_ffn_hidden_size = static_cast<int>(*v); } }},
+                {"router_topk", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1024)) { ensure_moe(r.spec()).router_topk = static_cast<int>(*v); } }},
+                {"shared_expert_intermediate_size", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 22)) { ensure_moe(r.spec()).shared_expert_intermediate_size = static_cast<int>(*v); } }},
                 {"layer_freq", set_layer_freq},
-                {"token_dispatcher", [](TomlReader& r, const toml::node& n) { const std::vector<std::string> names = {"alltoall", "allgather", "flex"}; if (auto i = r.choice(n, names)) { moe(r.spec()).token_dispatcher = names[*i]; } }},
-                {"router_bias", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { moe(r.spec()).router_bias = *v; } }},
-                {"shared_expert_gate", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { moe(r.spec()).shared_expert_gate = *v; } }}}, {}});
+                {"token_dispatcher", [](TomlReader& r, const toml::node& n) { const std::vector<std::string> names = {"alltoall", "allgather", "flex"}; if (auto i = r.choice(n, names)) { ensure_moe(r.spec()).token_dispatcher = names[*i]; } }},
+                {"router_bias", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).router_bias = *v; } }},
+                {"shared_expert_gate", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).shared_expert_gate = *v; } }}}, {}});
   s.push_back({"model.mla",
-               {{"q_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 20)) { mla(r.spec()).q_lora_rank = static_cast<int>(*v); } }},
-                {"kv_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 20)) { mla(r.spec()).kv_lora_rank = static_cast<int>(*v); } }},
-                {"qk_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { mla(r.spec()).qk_head_dim = static_cast<int>(*v); } }},
-                {"qk_pos_emb_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 16)) { mla(r.spec()).qk_pos_emb_head_dim = static_cast<int>(*v); } }},
-                {"v_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { mla(r.spec()).v_head_dim = static_cast<int>(*v); } }}}, {}});
+               {{"q_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 20)) { ensure_mla(r.spec()).q_lora_rank = static_cast<int>(*v); } }},
+                {"kv_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 20)) { ensure_mla(r.spec()).kv_lora_rank = static_cast<int>(*v); } }},
+                {"qk_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { ensure_mla(r.spec()).qk_head_dim = static_cast<int>(*v); } }},
+                {"qk_pos_emb_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 16)) { ensure_mla(r.spec()).qk_pos_emb_head_dim = static_cast<int>(*v); } }},
+                {"v_head_dim", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 16)) { ensure_mla(r.spec()).v_head_dim = static_cast<int>(*v); } }}}, {}});
   s.push_back({"parallelism",
                {{"tp", int_key(LG_FIELD(parallelism.tp), 1, 1024)},
                 {"pp", int_key(LG_FIELD(parallelism.pp), 1, 1024)},

@@ -38,7 +38,7 @@ Dims dims_of(const config::JobSpec& spec)
               ? 1.0
               : 2.0;
   d.dropout = m.hidden_dropout > 0;
-  d.gated = m.activation == Activation::swiglu || m.activation == Activation::geglu;
+  d.gated = config::gated(m.activation);
   return d;
 }
 

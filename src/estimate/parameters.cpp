@@ -8,17 +8,12 @@ namespace {
 using config::Activation;
 using config::ModelSpec;
 
-bool gated(const ModelSpec& model)
-{
-  return model.activation == Activation::swiglu || model.activation == Activation::geglu;
-}
-
 // An MLP of width `ffn`: fc1 (2*ffn wide when gated) and fc2, with biases when
 // add_bias_linear. Return {all parameters, GEMM weights only}.
 std::pair<std::int64_t, std::int64_t> mlp_parameters(const ModelSpec& model, std::int64_t ffn)
 {
   const std::int64_t h = model.hidden_size;
-  const std::int64_t fc1_out = gated(model) ? 2 * ffn : ffn;
+  const std::int64_t fc1_out = config::gated(model.activation) ? 2 * ffn : ffn;
   const std::int64_t weights = h * fc1_out + ffn * h;
   const std::int64_t biases = model.add_bias_linear ? fc1_out + h : 0;
   return {weights + biases, weights};

@@ -8,11 +8,6 @@
 namespace lg::estimate {
 namespace {
 
-bool gated(const config::ModelSpec& m)
-{
-  return m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu;
-}
-
 bool targets(const config::JobSpec& spec, const char* name)
 {
   const auto& t = spec.peft.targets;
@@ -58,7 +53,7 @@ double lora_parameters(const config::JobSpec& spec, int layer)
   const double copies =
       moe ? static_cast<double>(m.moe->num_experts) / std::max(1, spec.parallelism.ep) : 1.0;
   if (targets(spec, "linear_fc1")) {
-    params += copies * r * (h + (gated(m) ? 2 : 1) * ffn) / tp;
+    params += copies * r * (h + (config::gated(m.activation) ? 2 : 1) * ffn) / tp;
   }
   if (targets(spec, "linear_fc2")) {
     params += copies * r * (ffn + h) / tp;

@@ -12,11 +12,6 @@ namespace {
 using config::RecomputeGranularity;
 using config::RecomputeMethod;
 
-bool gated(const config::ModelSpec& m)
-{
-  return m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu;
-}
-
 // Bytes one chunk-microbatch retains for `layers` under full recompute (only
 // group inputs kept) or none.
 double chunk_retained(const config::JobSpec& spec, const std::vector<int>& layers)
@@ -57,10 +52,10 @@ double layer_working_set_bytes(const config::JobSpec& spec, int layer)
     const double routed = moe.router_topk * tokens / sp_div * etp;
     const double f = moe.moe_ffn_hidden_size;
     // Dispatch send/receive buffers plus gradients of the expert intermediates.
-    bytes = routed * (2 * 2 * m.hidden_size + 2 * ((gated(m) ? 2 : 1) * f + f) / etp);
+    bytes = routed * (2 * 2 * m.hidden_size + 2 * ((config::gated(m.activation) ? 2 : 1) * f + f) / etp);
   } else {
     const double f = m.ffn_hidden_size;
-    bytes = tokens * 2 * ((gated(m) ? 2 : 1) * f + f) / tp;
+    bytes = tokens * 2 * ((config::gated(m.activation) ? 2 : 1) * f + f) / tp;
   }
   if (spec.training.attention_backend == config::AttentionBackend::unfused) {
     // Gradient of the scores plus the recomputed/kept softmax, 2 B each.

@@ -77,7 +77,7 @@ std::optional<Finding> optimizer_offload_cost(const Context& ctx)
                  "offload the smallest fraction that fits", "training.optimizer"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_advice_rules[] = {
   {"advice.avoid_tp_increase", Severity::advice,
    "increasing TP to save memory cost -28% on Llama3 70B",
    "memory-tuning.md \"Quick Decision\" 4, \"Strategy comparison\"", avoid_tp_increase},
@@ -99,7 +99,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> advice_rules()
 {
-  return k_rules;
+  return k_advice_rules;
 }
 
 } // namespace lg::rules

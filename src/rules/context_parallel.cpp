@@ -73,7 +73,7 @@ std::optional<Finding> sizing(const Context& ctx)
                  "parallelism.cp"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_context_parallel_rules[] = {
   {"context_parallel.seq_divisible", Severity::error,
    "with cp > 1, seq_length must be a multiple of 2 * cp",
    "[ML] megatron/training/arguments.py:1335-1338; [MB] src/megatron/bridge/training/"
@@ -93,7 +93,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> context_parallel_rules()
 {
-  return k_rules;
+  return k_context_parallel_rules;
 }
 
 } // namespace lg::rules

@@ -182,7 +182,7 @@ std::optional<Finding> memory_overhead(const Context& ctx)
                  "training.cuda_graphs"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_cuda_graphs_rules[] = {
   {"cuda_graphs.full_iteration_no_modules", Severity::error,
    "full_iteration graphs take no cuda_graph_modules",
    "[ML] megatron/core/transformer/transformer_config.py:2794-2796; [ML] "
@@ -229,7 +229,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> cuda_graphs_rules()
 {
-  return k_rules;
+  return k_cuda_graphs_rules;
 }
 
 } // namespace lg::rules

@@ -131,7 +131,7 @@ std::optional<Finding> delay_wgrad(const Context& ctx)
                  "training.delay_wgrad_compute");
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_ep_overlap_rules[] = {
   {"ep_overlap.needs_vpp", Severity::error, "EP overlap with pp > 1 needs vpp",
    "[ML] megatron/core/transformer/transformer_config.py:3007-3011; [MB] "
    "src/megatron/bridge/training/comm_overlap.py:494-498",
@@ -161,7 +161,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> ep_overlap_rules()
 {
-  return k_rules;
+  return k_ep_overlap_rules;
 }
 
 } // namespace lg::rules

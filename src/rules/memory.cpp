@@ -104,7 +104,7 @@ std::optional<Finding> borderline(const Context& ctx)
   return verdict_finding(ctx, Verdict::borderline, "is close to");
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_memory_rules[] = {
   {"memory.oom", Severity::error, "the estimated per-GPU peak exceeds the GPU's capacity",
    "launchguard estimate (memory-tuning.md \"Failure Diagnosis\")", oom},
   {"memory.not_modelled", Severity::warning,
@@ -119,7 +119,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> memory_rules()
 {
-  return k_rules;
+  return k_memory_rules;
 }
 
 } // namespace lg::rules

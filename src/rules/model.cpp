@@ -94,7 +94,7 @@ std::optional<Finding> mla_vs_gqa(const Context& ctx)
     "model.num_query_groups"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_model_rules[] = {
   {"model.required_args", Severity::error,
    "num_layers, hidden_size, num_attention_heads and seq_length must be set and positive",
    "[ML] megatron/training/arguments.py:1313-1317", required_args},
@@ -116,7 +116,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> model_rules()
 {
-  return k_rules;
+  return k_model_rules;
 }
 
 } // namespace lg::rules

@@ -102,7 +102,7 @@ std::optional<Finding> tp_needs_sp(const Context& ctx)
     "set parallelism.sequence_parallel = true", "parallelism.sequence_parallel"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_moe_rules[] = {
   {"moe.ep_requires_experts", Severity::error, "ep > 1 needs a model with experts",
    "[ML] megatron/core/transformer/transformer_config.py:1595-1596; [ML] "
    "megatron/training/arguments.py:1656",
@@ -130,7 +130,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> moe_rules()
 {
-  return k_rules;
+  return k_moe_rules;
 }
 
 } // namespace lg::rules

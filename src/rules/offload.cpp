@@ -133,7 +133,7 @@ std::optional<Finding> optimizer_fraction_range(const Context& ctx)
                  "training.optimizer"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_offload_rules[] = {
   {"offload.cpu_offloading_layers_range", Severity::error,
    "cpu_offloading_layers must be less than num_layers",
    "[ML] megatron/core/transformer/transformer_config.py:1884-1889", layers_range},
@@ -170,7 +170,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> offload_rules()
 {
-  return k_rules;
+  return k_offload_rules;
 }
 
 } // namespace lg::rules

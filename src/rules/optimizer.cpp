@@ -181,7 +181,7 @@ std::optional<Finding> moe_overlap_grad_reduce_hopper(const Context& ctx)
                  "training.overlap_grad_reduce"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_optimizer_rules[] = {
   {"optimizer.precision_aware_needs_adam", Severity::error,
    "the precision-aware optimizer only supports adam",
    "[ML] megatron/core/optimizer/optimizer_config.py:433-436", precision_aware_needs_adam},
@@ -228,7 +228,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> optimizer_rules()
 {
-  return k_rules;
+  return k_optimizer_rules;
 }
 
 } // namespace lg::rules

@@ -244,7 +244,7 @@ std::optional<Finding> tp_within_nvlink(const Context& ctx)
                  "parallelism.tp"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_parallelism_rules[] = {
   {"parallelism.sizes_positive", Severity::error,
    "tp, pp, cp, ep, etp, vpp, nodes and gpus_per_node must be >= 1", "launchguard", sizes_positive},
   {"parallelism.world_size", Severity::error, "world size must be divisible by tp*pp*cp",
@@ -285,7 +285,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> parallelism_rules()
 {
-  return k_rules;
+  return k_parallelism_rules;
 }
 
 } // namespace lg::rules

@@ -206,7 +206,7 @@ std::optional<Finding> pp_without_vpp(const Context& ctx)
                  "parallelism.pp"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_pipeline_rules[] = {
   {"pipeline.vpp_requires_pp", Severity::error, "vpp needs pp > 1",
    "[ML] megatron/core/parallel_state.py:827-831", vpp_requires_pp},
   {"pipeline.vpp_layers_divisible", Severity::error,
@@ -232,7 +232,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> pipeline_rules()
 {
-  return k_rules;
+  return k_pipeline_rules;
 }
 
 } // namespace lg::rules

@@ -146,7 +146,7 @@ std::optional<Finding> recipe_for_platform(const Context& ctx)
                  "training.precision"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_precision_rules[] = {
   {"precision.fp8_requires_hopper", Severity::error,
    "fp8 recipes need compute capability 8.9+ (blockwise: 9.0+); Ampere cannot run them",
    "[TE] transformer_engine/pytorch fp8 support checks (check_recipe_support)",
@@ -173,7 +173,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> precision_rules()
 {
-  return k_rules;
+  return k_precision_rules;
 }
 
 } // namespace lg::rules

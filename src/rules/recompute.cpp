@@ -111,7 +111,7 @@ std::optional<Finding> fp8_delayed_moe_act_layernorm(const Context& ctx)
     "training.precision"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_recompute_rules[] = {
   {"recompute.full_num_layers", Severity::error,
    "full recompute needs num_layers between 1 and the layers per pipeline rank",
    "[ML] megatron/core/transformer/transformer_config.py:1919-1925", full_num_layers},
@@ -139,7 +139,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> recompute_rules()
 {
-  return k_rules;
+  return k_recompute_rules;
 }
 
 } // namespace lg::rules

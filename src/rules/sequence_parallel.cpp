@@ -150,7 +150,7 @@ std::optional<Finding> lora_regather_fallback(const Context& ctx)
                  "peft.sequence_parallel_input_regather"};
 }
 
-constexpr Rule k_rules[] = {
+constexpr Rule k_sequence_parallel_rules[] = {
   {"sequence_parallel.requires_tp", Severity::error,
    "Megatron Core / Bridge refuse sequence parallelism with tp = 1",
    "[ML] megatron/core/model_parallel_config.py:502-504", requires_tp},
@@ -182,7 +182,7 @@ constexpr Rule k_rules[] = {
 
 std::span<const Rule> sequence_parallel_rules()
 {
-  return k_rules;
+  return k_sequence_parallel_rules;
 }
 
 } // namespace lg::rules

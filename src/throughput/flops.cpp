@@ -5,7 +5,7 @@ namespace {
 
 double gated(const config::ModelSpec& m)
 {
-  return m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu ? 3.0
+  return config::gated(m.activation) ? 3.0
                                                                                                    : 2.0;
 }
 

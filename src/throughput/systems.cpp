@@ -32,7 +32,7 @@
 namespace lg::throughput {
 namespace {
 
-constexpr double T = 1e12;  // TFLOP/s
+constexpr double k_tflops = 1e12;  // TFLOP/s
 constexpr double G = 1e9;   // GB/s
 
 SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm, double nvlink,
@@ -41,9 +41,9 @@ SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm
 {
   SystemRates r;
   r.gpu = gpu;
-  r.bf16_flops = bf16 * T;
-  r.fp8_flops = fp8 * T;
-  r.fp4_flops = fp4 * T;
+  r.bf16_flops = bf16 * k_tflops;
+  r.fp8_flops = fp8 * k_tflops;
+  r.fp4_flops = fp4 * k_tflops;
   r.hbm_bw = hbm * G;
   r.nvlink_bw = nvlink * G;
   r.network_bw = network * G;

@@ -147,7 +147,7 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
   const double tp = s.tp;
   const double h = s.h;
   const double heads = m.num_attention_heads;
-  const double gate = m.activation == config::Activation::swiglu || m.activation == config::Activation::geglu;
+  const double gate = config::gated(m.activation);
   double q_width = 0;
   double attn_in = 0;  // GEMM input elements per token (for casts)
   if (m.mla) {

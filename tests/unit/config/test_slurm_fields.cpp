@@ -13,7 +13,7 @@
 
 namespace {
 
-std::string load_error(const std::string& slurm)
+std::string slurm_load_error(const std::string& slurm)
 {
   lg::config::LoadOptions options;
   options.preset_dirs = {std::filesystem::path(LG_SOURCE_DIR) / "presets"};
@@ -58,24 +58,24 @@ TEST_CASE("slurm fields: --mem sizes with K/M/G/T or none")
 
 TEST_CASE("slurm fields: bad time and mem are located errors with the format in the hint")
 {
-  CHECK(load_error("time = \"4 hours\"\n")
+  CHECK(slurm_load_error("time = \"4 hours\"\n")
         == "job.toml:4:1: slurm.time \"4 hours\" is not a Slurm time limit | hint: write minutes (\"90\"), "
            "\"HH:MM:SS\" (\"04:00:00\") or \"D-HH:MM:SS\" (\"2-00:00:00\")");
-  CHECK(load_error("mem = \"500GB\"\n").find("job.toml:4:1: slurm.mem \"500GB\" is not a Slurm memory size") == 0);
+  CHECK(slurm_load_error("mem = \"500GB\"\n").find("job.toml:4:1: slurm.mem \"500GB\" is not a Slurm memory size") == 0);
 }
 
 TEST_CASE("slurm fields: extra_args that change the job's shape are refused with the key to use")
 {
   // Before: --nodes=9 went to the script while preflight judged 1 node.
-  CHECK(load_error("extra_args = [\"--nodes=9\"]\n")
+  CHECK(slurm_load_error("extra_args = [\"--nodes=9\"]\n")
         == "job.toml:4:1: slurm.extra_args \"--nodes=9\" sets --nodes, which changes what preflight judged | hint: use "
            "[cluster] nodes instead");
-  CHECK(load_error("extra_args = [\"-N 9\"]\n").find("sets --nodes") != std::string::npos);
-  CHECK(load_error("extra_args = [\"--gpus-per-n=4\"]\n").find("sets --gpus-per-node") != std::string::npos);
-  CHECK(load_error("extra_args = [\"--gres=gpu:4\"]\n").find("sets --gres") != std::string::npos);
-  CHECK(load_error("extra_args = [\"hetjob\"]\n").find("would make a heterogeneous job") != std::string::npos);
-  CHECK(load_error("extra_args = [\"exclusive\"]\n").find("is not an sbatch option") != std::string::npos);
-  CHECK(load_error("extra_args = [\"--exclusive\", \"--constraint=h100\", \"--time-min=30\", \"--nodelist=n1\"]\n")
+  CHECK(slurm_load_error("extra_args = [\"-N 9\"]\n").find("sets --nodes") != std::string::npos);
+  CHECK(slurm_load_error("extra_args = [\"--gpus-per-n=4\"]\n").find("sets --gpus-per-node") != std::string::npos);
+  CHECK(slurm_load_error("extra_args = [\"--gres=gpu:4\"]\n").find("sets --gres") != std::string::npos);
+  CHECK(slurm_load_error("extra_args = [\"hetjob\"]\n").find("would make a heterogeneous job") != std::string::npos);
+  CHECK(slurm_load_error("extra_args = [\"exclusive\"]\n").find("is not an sbatch option") != std::string::npos);
+  CHECK(slurm_load_error("extra_args = [\"--exclusive\", \"--constraint=h100\", \"--time-min=30\", \"--nodelist=n1\"]\n")
         == "no error");
 }
 

@@ -1,5 +1,6 @@
 // Every failure category from a realistic log excerpt (message formats of
 // PyTorch, NCCL, Megatron-LM and Slurm, each cited at its test).
+#include "support/default_matcher.hpp"
 #include "diagnose/diagnose.hpp"
 
 #include <doctest/doctest.h>
@@ -10,15 +11,9 @@ using namespace lg::diagnose;
 
 namespace {
 
-const Matcher& matcher()
-{
-  static const Matcher compiled(default_catalogue());
-  return compiled;
-}
-
 Diagnosis run(const std::string& text, Context context = {})
 {
-  return diagnose({{"job.out", text}}, matcher(), context);
+  return diagnose({{"job.out", text}}, lg::testing::default_matcher(), context);
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // One case per message family of the catalogue, each written in the format of
 // the upstream code that prints it (named in `source`), not copied from a
 // labelled excerpt.
+#include "support/default_matcher.hpp"
 #include "diagnose/diagnose.hpp"
 
 #include <doctest/doctest.h>
@@ -10,12 +11,6 @@
 using namespace lg::diagnose;
 
 namespace {
-
-const Matcher& matcher()
-{
-  static const Matcher compiled(default_catalogue());
-  return compiled;
-}
 
 struct Case
 {
@@ -32,7 +27,7 @@ void check_all(const Case* begin, const Case* end)
     const std::string expected = c->category;
     CAPTURE(source);
     CAPTURE(text);
-    const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+    const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
     CHECK(d.category == expected);
     CHECK_FALSE(d.fix.empty());
     CHECK_FALSE(d.evidence.empty());
@@ -73,7 +68,7 @@ TEST_CASE("families: a worker killed by SIGKILL beside the generic shm guess is 
   const Diagnosis d = diagnose({{"job.out", "ERROR: Unexpected bus error encountered in worker. This might be caused "
                                             "by insufficient shared memory (shm).\nRuntimeError: DataLoader worker "
                                             "(pid 50440) is killed by signal: Killed.\n"}},
-                               matcher());
+                               lg::testing::default_matcher());
   CHECK(d.category == "host_oom");
 }
 

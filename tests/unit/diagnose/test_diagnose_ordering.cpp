@@ -1,5 +1,6 @@
 // Root-cause ordering: the first cause wins, across ranks and files; symptoms
 // of another rank's failure never do (failure_signatures.md, ordering list).
+#include "support/default_matcher.hpp"
 #include "diagnose/diagnose.hpp"
 #include "diagnose/timestamp.hpp"
 
@@ -10,12 +11,6 @@
 using namespace lg::diagnose;
 
 namespace {
-
-const Matcher& matcher()
-{
-  static const Matcher compiled(default_catalogue());
-  return compiled;
-}
 
 const char* const k_oom =
   "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of "
@@ -36,7 +31,7 @@ TEST_CASE("ordering: an NCCL timeout after another rank's OOM is not the cause")
   const std::string rank0 = std::string("[2024-05-01 14:21:00] iteration 100/ 1000 |\n") + k_timeout + "\n" +
                             "[rank0]: Some NCCL operations have failed or timed out.\n";
   const std::string rank3 = std::string("[2024-05-01 14:21:05] iteration 100/ 1000 |\n") + k_oom + "\n";
-  const Diagnosis d = diagnose({{"rank0.out", rank0}, {"rank3.out", rank3}}, matcher());
+  const Diagnosis d = diagnose({{"rank0.out", rank0}, {"rank3.out", rank3}}, lg::testing::default_matcher());
   CHECK(d.category == "cuda_oom_capacity");
   REQUIRE_FALSE(d.evidence.empty());
   CHECK(d.evidence[0].file == "rank3.out");
@@ -45,7 +40,7 @@ TEST_CASE("ordering: an NCCL timeout after another rank's OOM is not the cause")
   CHECK(d.consequences[0] == "nccl_timeout");
   // Same in one interleaved file, timeout printed first.
   const std::string both = std::string(k_timeout) + "\n" + k_oom + "\n";
-  CHECK(diagnose({{"job.out", both}}, matcher()).category == "cuda_oom_capacity");
+  CHECK(diagnose({{"job.out", both}}, lg::testing::default_matcher()).category == "cuda_oom_capacity");
 }
 
 TEST_CASE("ordering: among causes of the same rank, the earliest timestamp wins across files")
@@ -54,14 +49,14 @@ TEST_CASE("ordering: among causes of the same rank, the earliest timestamp wins 
                            "encountered\n";
   const std::string early = "[2024-05-01 14:20:00] start\nAssertionError: Rank 11: found NaN in local grad norm in "
                             "backward pass before data-parallel communication collective. Device: 3\n";
-  const Diagnosis d = diagnose({{"a.out", late}, {"b.out", early}}, matcher());
+  const Diagnosis d = diagnose({{"a.out", late}, {"b.out", early}}, lg::testing::default_matcher());
   CHECK(d.category == "loss_nan_divergence");
   CHECK(d.evidence[0].file == "b.out");
   // Without timestamps the file order decides.
   const Diagnosis untimed =
     diagnose({{"a.out", "RuntimeError: CUDA error: an illegal memory access was encountered\n"},
               {"b.out", "Exception: Current loss scale already at minimum - cannot decrease scale anymore.\n"}},
-             matcher());
+             lg::testing::default_matcher());
   CHECK(untimed.category == "illegal_memory_access");
 }
 
@@ -69,7 +64,7 @@ TEST_CASE("ordering: hardware surfaces through the watchdog and still wins")
 {
   const std::string text = "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: "
                            "CUDA error: uncorrectable ECC error encountered\n";
-  CHECK(diagnose({{"job.out", text}}, matcher()).category == "gpu_hardware");
+  CHECK(diagnose({{"job.out", text}}, lg::testing::default_matcher()).category == "gpu_hardware");
 }
 
 TEST_CASE("ordering: Slurm's CANCELLED without DUE TO is a consequence; DUE TO TIME LIMIT is a cause")
@@ -78,11 +73,11 @@ TEST_CASE("ordering: Slurm's CANCELLED without DUE TO is a consequence; DUE TO T
     "slurmstepd: error: Detected 1 oom-kill event(s) in step 3495064.0 cgroup.\n"
     "srun: error: Orion-01-01: task 4: Out Of Memory\n"
     "slurmstepd: error: *** STEP 3495064.0 ON orion-01-01 CANCELLED AT 2021-10-27T19:35:36 ***\n";
-  CHECK(diagnose({{"job.out", host_oom}}, matcher()).category == "host_oom");
+  CHECK(diagnose({{"job.out", host_oom}}, lg::testing::default_matcher()).category == "host_oom");
   const std::string time_limit = std::string(k_timeout) + "\n" +
                                  "slurmstepd: error: *** JOB 494583 ON gpu1 CANCELLED AT 2024-04-20T09:09:37 DUE TO "
                                  "TIME LIMIT ***\nsrun: error: gpu1: task 0: Killed\n";
-  CHECK(diagnose({{"job.out", time_limit}}, matcher()).category == "slurm_time_limit");
+  CHECK(diagnose({{"job.out", time_limit}}, lg::testing::default_matcher()).category == "slurm_time_limit");
 }
 
 TEST_CASE("ordering: a time limit after training finished is a shutdown hang, not a reason for more time")
@@ -90,7 +85,7 @@ TEST_CASE("ordering: a time limit after training finished is a shutdown hang, no
   const std::string text = "[after training is done] datetime: 2024-09-01 10:00:00\n"
                            "slurmstepd: error: *** STEP 9.0 ON n1 CANCELLED AT 2024-09-01T12:00:00 DUE TO TIME "
                            "LIMIT ***\n";
-  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
   CHECK(d.category == "hang_no_progress");
   CHECK_FALSE(d.retryable);
   CHECK(d.suggested_change.empty());
@@ -99,15 +94,15 @@ TEST_CASE("ordering: a time limit after training finished is a shutdown hang, no
   const std::string teardown = "[after training is done] datetime: 2026-04-20 03:17:08\n"
                                "[2026-04-20T03:25:23.011] error: *** STEP 1942963.1 ON n1 CANCELLED AT "
                                "2026-04-20T03:25:23 ***\n";
-  CHECK(diagnose({{"job.out", teardown}}, matcher()).category == "hang_no_progress");
+  CHECK(diagnose({{"job.out", teardown}}, lg::testing::default_matcher()).category == "hang_no_progress");
 }
 
 TEST_CASE("ordering: a garbage 1EB request after a desync does not beat the timeout")
 {
   const std::string text = std::string(k_timeout) +
                            "\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.\n";
-  CHECK(diagnose({{"job.out", text}}, matcher()).category == "nccl_timeout");
-  CHECK(diagnose({{"job.out", "CUDA out of memory. Tried to allocate more than 1EB memory."}}, matcher()).category ==
+  CHECK(diagnose({{"job.out", text}}, lg::testing::default_matcher()).category == "nccl_timeout");
+  CHECK(diagnose({{"job.out", "CUDA out of memory. Tried to allocate more than 1EB memory."}}, lg::testing::default_matcher()).category ==
         "unknown");
 }
 

@@ -4,6 +4,7 @@
 // elastic), srun --label and "srun: error: <node>: task N:" (Slurm
 // src/srun/launch.c), NCCL's "host:pid:tid [dev]" prefix (nccl src/debug.cc),
 // ProcessGroupNCCL's "[Rank N]", Megatron's rerun_state_machine "Rank N, node X".
+#include "support/default_matcher.hpp"
 #include "diagnose/diagnose.hpp"
 #include "diagnose/origin.hpp"
 
@@ -15,12 +16,6 @@
 using namespace lg::diagnose;
 
 namespace {
-
-const Matcher& matcher()
-{
-  static const Matcher compiled(default_catalogue());
-  return compiled;
-}
 
 const char* const k_timeout_of_rank[] = {
   "[E501 14:31:07.4 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: "
@@ -94,7 +89,7 @@ TEST_CASE("origin: torchrun's ChildFailedError block names the rank and host of 
                            "  host      : worker-7\n  rank      : 12 (local_rank: 4)\n"
                            "  exitcode  : -11 (pid: 14750)\n  error_file: <N/A>\n"
                            "  traceback : Signal 11 (SIGSEGV) received by PID 14750\n";
-  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
   CHECK(d.category == "segfault");
   CHECK(d.first_failing_rank == 12);
   CHECK(d.host == "worker-7");
@@ -116,7 +111,7 @@ TEST_CASE("origin: per-rank files in any order; the OOM's rank and host, the tim
   const std::vector<LogFile> logs = {
     {"logs/rank3.log", texts[3]}, {"logs/rank0.log", texts[0]}, {"logs/rank2.log", texts[2]},
     {"logs/rank1.log", texts[1]}};
-  const Diagnosis d = diagnose(logs, matcher());
+  const Diagnosis d = diagnose(logs, lg::testing::default_matcher());
   CHECK(d.category == "cuda_oom_capacity");
   CHECK(d.first_failing_rank == 2);
   CHECK(d.host == "gpu-node001");
@@ -136,7 +131,7 @@ TEST_CASE("origin: the same failure on several ranks: the first in time is the f
                             "completion from peer 10.0.0.7<54862> with status=12 opcode=0 len=0 vendor err 129\n";
   const std::string late = "[2025-06-23 17:45:03] n1:1:1 [0] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
                            "completion from peer 10.0.0.9<54862> with status=5 opcode=0 len=0 vendor err 249\n";
-  const Diagnosis d = diagnose({{"rank1.log", late}, {"rank5.log", early}}, matcher());
+  const Diagnosis d = diagnose({{"rank1.log", late}, {"rank5.log", early}}, lg::testing::default_matcher());
   CHECK(d.category == "nccl_error");
   CHECK(d.first_failing_rank == 5);
   CHECK(d.host == "n2");
@@ -151,7 +146,7 @@ TEST_CASE("origin: an interleaved srun --label log; Slurm's task line gives the 
                            "1: [rank1]:" + k_timeout_of_rank[1] +
                            "\nsrun: error: gpu-node001: task 2: Exited with exit code 1\n"
                            "srun: error: gpu-node000: task 0: Terminated\n";
-  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
   CHECK(d.category == "gpu_hardware");
   CHECK(d.first_failing_rank == 2);
   CHECK(d.host == "gpu-node001");  // the node to exclude
@@ -167,7 +162,7 @@ TEST_CASE("origin: only timeouts: the rank that printed none is named as the sus
   // ProcessGroupNCCL.cpp watchdog lines from ranks 0, 1 and 3; rank 2 is silent.
   const std::string text = std::string("0: [rank0]:") + k_timeout_of_rank[0] + "\n1: [rank1]:" + k_timeout_of_rank[1] +
                            "\n3: [rank3]:" + k_timeout_of_rank[3] + "\n";
-  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
   CHECK(d.category == "nccl_timeout");
   CHECK(d.reason.find("rank 2 printed none") != std::string::npos);
 }
@@ -177,7 +172,7 @@ TEST_CASE("origin: a hardware fix names the node to exclude")
   // NVRM Xid in the kernel log (syslog prefix names the host).
   const Diagnosis d = diagnose({{"dmesg.txt", "Jun  1 12:00:00 gpu-node4 kernel: NVRM: Xid (PCI:0000:3b:00): 79, "
                                               "pid=1234, name=python, GPU has fallen off the bus.\n"}},
-                               matcher());
+                               lg::testing::default_matcher());
   CHECK(d.category == "gpu_hardware");
   CHECK(d.host == "gpu-node4");
   CHECK(d.fix.find("--exclude=gpu-node4") != std::string::npos);
@@ -191,7 +186,7 @@ TEST_CASE("origin: in one log, a line flushed late but stamped earlier is the fi
                            "completion from peer 10.0.0.9<54862> with status=5 opcode=0 len=0 vendor err 249\n"
                            "5: [2025-06-23 17:44:58] n2:1:1 [5] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got "
                            "completion from peer 10.0.0.7<54862> with status=12 opcode=0 len=0 vendor err 129\n";
-  const Diagnosis d = diagnose({{"job.out", text}}, matcher());
+  const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher());
   CHECK(d.first_failing_rank == 5);
   CHECK(d.host == "n2");
 }

@@ -1,5 +1,6 @@
 // Stage-level behaviour of the estimate: placement, pipeline in-flight
 // counts, LoRA re-gather, recompute, verdicts and the what-if table.
+#include "support/stage_component.hpp"
 #include "estimate/activations.hpp"
 #include "estimate/estimate.hpp"
 #include "estimate/pipeline.hpp"
@@ -14,16 +15,6 @@ namespace {
 using lg::estimate::Estimate;
 using lg::estimate::Options;
 using lg::estimate::StageEstimate;
-
-double component(const StageEstimate& stage, const std::string& name)
-{
-  for (const auto& [n, bytes] : stage.components) {
-    if (n == name) {
-      return bytes;
-    }
-  }
-  return 0;
-}
 
 Options no_what_if(bool expandable = true)
 {
@@ -75,12 +66,12 @@ TEST_CASE("estimate: first stage has the embedding, last stage the logits")
 {
   const auto est = lg::estimate::estimate(llama3_70b_recipe(), no_what_if());
   REQUIRE(est.stages.size() == 4);
-  CHECK(component(est.stages.front(), "embedding_activations") > 0);
-  CHECK(component(est.stages.front(), "logits") == 0);
-  CHECK(component(est.stages.back(), "logits") > 0);
+  CHECK(lg::testing::stage_component(est.stages.front(), "embedding_activations") > 0);
+  CHECK(lg::testing::stage_component(est.stages.front(), "logits") == 0);
+  CHECK(lg::testing::stage_component(est.stages.back(), "logits") > 0);
   CHECK(est.stages.front().in_flight_microbatches > est.stages.back().in_flight_microbatches);
-  CHECK(component(est.stages.front(), "activations") >
-        component(est.stages.back(), "activations"));
+  CHECK(lg::testing::stage_component(est.stages.front(), "activations") >
+        lg::testing::stage_component(est.stages.back(), "activations"));
   CHECK(est.most_loaded_pp_rank == 0);
 }
 
@@ -96,8 +87,8 @@ TEST_CASE("estimate: 70B case is borderline without expandable segments, lower w
   CHECK(on.verdict == lg::estimate::Verdict::borderline);
   CHECK(on.peak_bytes + on.band_bytes > 0.9 * on.capacity_bytes);
   CHECK(off.peak_bytes > on.peak_bytes);
-  CHECK(component(off.stages[0], "fragmentation") > 0);
-  CHECK(component(on.stages[0], "fragmentation") == 0);
+  CHECK(lg::testing::stage_component(off.stages[0], "fragmentation") > 0);
+  CHECK(lg::testing::stage_component(on.stages[0], "fragmentation") == 0);
   CHECK(off.stages[0].allocated_peak_bytes == doctest::Approx(on.stages[0].allocated_peak_bytes));
 }
 
@@ -113,7 +104,7 @@ TEST_CASE("estimate: LoRA input re-gather saves ~4.7 GB on Qwen3-8B TP2 seq 8192
   spec.parallelism.sequence_parallel = false;
   spec.peft.sequence_parallel_input_regather = false;
   const auto no_sp = lg::estimate::estimate(spec, no_what_if());
-  CHECK(component(no_sp.stages[0], "lora_retained_inputs") == 0);
+  CHECK(lg::testing::stage_component(no_sp.stages[0], "lora_retained_inputs") == 0);
 }
 
 TEST_CASE("estimate: LoRA freezes the base (no base gradients or optimizer state)")
@@ -122,20 +113,20 @@ TEST_CASE("estimate: LoRA freezes the base (no base gradients or optimizer state
   const auto lora = lg::estimate::estimate(spec, no_what_if());
   spec.peft.method = "none";
   const auto full = lg::estimate::estimate(spec, no_what_if());
-  CHECK(component(lora.stages[0], "optimizer_state") <
-        0.01 * component(full.stages[0], "optimizer_state"));
-  CHECK(component(lora.stages[0], "weights") > component(full.stages[0], "weights"));
+  CHECK(lg::testing::stage_component(lora.stages[0], "optimizer_state") <
+        0.01 * lg::testing::stage_component(full.stages[0], "optimizer_state"));
+  CHECK(lg::testing::stage_component(lora.stages[0], "weights") > lg::testing::stage_component(full.stages[0], "weights"));
 }
 
 TEST_CASE("estimate: recompute reduces activations (selective mlp, full)")
 {
   auto spec = llama3_70b_recipe();
-  const double none = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  const double none = lg::testing::stage_component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
   spec.training.recompute.granularity = lg::config::RecomputeGranularity::selective;
   spec.training.recompute.modules = {"mlp"};
-  const double mlp = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  const double mlp = lg::testing::stage_component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
   spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;
-  const double full = component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
+  const double full = lg::testing::stage_component(lg::estimate::estimate(spec, no_what_if()).stages[0], "activations");
   CHECK(mlp < none);
   CHECK(full < mlp);
 }
@@ -159,8 +150,8 @@ TEST_CASE("estimate: distributed optimizer shards optimizer state over DP")
   const auto dist = lg::estimate::estimate(spec, no_what_if());
   spec.training.distributed_optimizer = false;
   const auto plain = lg::estimate::estimate(spec, no_what_if());
-  CHECK(component(plain.stages[0], "optimizer_state") ==
-        doctest::Approx(2 * component(dist.stages[0], "optimizer_state")));
+  CHECK(lg::testing::stage_component(plain.stages[0], "optimizer_state") ==
+        doctest::Approx(2 * lg::testing::stage_component(dist.stages[0], "optimizer_state")));
 }
 
 TEST_SUITE_END();

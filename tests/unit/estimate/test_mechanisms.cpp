@@ -3,6 +3,7 @@
 // microbatch groups, cross-entropy fusion, deferred embedding wgrad, MTP,
 // fine-grained offloading, optimizers and their instances, fp8 primary
 // weights, the first-iteration peak, honesty (unknown) and saturation.
+#include "support/stage_component.hpp"
 #include "config/job_spec.hpp"
 #include "estimate/activations.hpp"
 #include "estimate/error_band.hpp"
@@ -20,16 +21,6 @@ namespace {
 
 using lg::estimate::Options;
 using lg::estimate::StageEstimate;
-
-double component(const StageEstimate& stage, const std::string& name)
-{
-  for (const auto& [n, bytes] : stage.components) {
-    if (n == name) {
-      return bytes;
-    }
-  }
-  return 0;
-}
 
 lg::estimate::Estimate run(const lg::config::JobSpec& spec)
 {
@@ -131,10 +122,10 @@ TEST_CASE("deferred embedding wgrad keeps input and grad_output per deferred mic
   spec.training.wgrad_deferral_limit = 22;
   const auto est = run(spec);
   const double per = lg::estimate::layer_input_bytes(spec) + 2 * lg::estimate::logits_elements(spec);
-  CHECK(component(est.stages.back(), "deferred_embedding_wgrad") == doctest::Approx(16 * per));
-  CHECK(component(est.stages.front(), "deferred_embedding_wgrad") == 0);
+  CHECK(lg::testing::stage_component(est.stages.back(), "deferred_embedding_wgrad") == doctest::Approx(16 * per));
+  CHECK(lg::testing::stage_component(est.stages.front(), "deferred_embedding_wgrad") == 0);
   spec.training.wgrad_deferral_limit = 4;
-  CHECK(component(run(spec).stages.back(), "deferred_embedding_wgrad") == doctest::Approx(4 * per));
+  CHECK(lg::testing::stage_component(run(spec).stages.back(), "deferred_embedding_wgrad") == doctest::Approx(4 * per));
 }
 
 TEST_CASE("MTP: its layers' activations and its own logits on the last stage")
@@ -143,8 +134,8 @@ TEST_CASE("MTP: its layers' activations and its own logits on the last stage")
   const auto base = run(spec).stages.back();
   spec.model.mtp_num_layers = 1;
   const auto mtp = run(spec).stages.back();
-  CHECK(component(mtp, "activations") > component(base, "activations"));
-  CHECK(component(mtp, "logits") == doctest::Approx(2 * component(base, "logits")));
+  CHECK(lg::testing::stage_component(mtp, "activations") > lg::testing::stage_component(base, "activations"));
+  CHECK(lg::testing::stage_component(mtp, "logits") == doctest::Approx(2 * lg::testing::stage_component(base, "logits")));
 }
 
 TEST_CASE("fine-grained offloading removes the offloaded modules' inputs")
@@ -164,17 +155,17 @@ TEST_CASE("optimizers: Muon one momentum for linear weights, Lion one, instances
   // core/optimizer/__init__.py: Adam exp_avg + exp_avg_sq, Lion exp_avg;
   // emerging_optimizers.py: Muon for 2-D linear weights, Adam for the rest.
   auto spec = lg::testing::llama3_70b_sft();
-  const double adam = component(run(spec).stages[1], "optimizer_state");
+  const double adam = lg::testing::stage_component(run(spec).stages[1], "optimizer_state");
   spec.training.optimizer.name = "lion";
-  const double lion = component(run(spec).stages[1], "optimizer_state");
+  const double lion = lg::testing::stage_component(run(spec).stages[1], "optimizer_state");
   CHECK(lion == doctest::Approx(adam * 8 / 12));
   spec.training.optimizer.name = "muon";
-  const double muon = component(run(spec).stages[1], "optimizer_state");
+  const double muon = lg::testing::stage_component(run(spec).stages[1], "optimizer_state");
   CHECK(muon < adam);
   CHECK(muon > lion);  // norms stay on Adam
   spec.training.optimizer.name = "adam";
   spec.training.optimizer.distributed_instances = 2;  // DP 2 / 2 instances
-  CHECK(component(run(spec).stages[1], "optimizer_state") == doctest::Approx(2 * adam));
+  CHECK(lg::testing::stage_component(run(spec).stages[1], "optimizer_state") == doctest::Approx(2 * adam));
 }
 
 TEST_CASE("fp8 primary weights: only GEMM weights are one byte")
@@ -183,7 +174,7 @@ TEST_CASE("fp8 primary weights: only GEMM weights are one byte")
   const auto bf16 = run(spec).stages.front();
   spec.training.fp8_param_gather = true;
   const auto fp8 = run(spec).stages.front();
-  const double saved = component(bf16, "weights") - component(fp8, "weights");
+  const double saved = lg::testing::stage_component(bf16, "weights") - lg::testing::stage_component(fp8, "weights");
   // 20 layers of (attention + MLP) GEMM weights / tp 4, one byte each saved;
   // the embedding (128512 x 8192 / 4) stays bf16.
   const double linear = 20.0 * (8192.0 * (64 + 16) * 128 + 64 * 128 * 8192.0 + 3 * 8192.0 * 28672) / 4;

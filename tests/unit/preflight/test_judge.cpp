@@ -2,6 +2,7 @@
 // settings, estimate with what-if, findings). Upstream for the allocator
 // messages: pytorch/pytorch c10/core/AllocatorConfig.{h,cpp} and
 // c10/cuda/CUDAAllocatorConfig.cpp (see src/env/allocator_settings.hpp).
+#include "support/stage_component.hpp"
 #include "preflight/judge.hpp"
 #include "support/builders.hpp"
 
@@ -20,16 +21,6 @@ lg::config::JobSpec llama3_70b_recipe()
   return spec;
 }
 
-double component(const lg::estimate::StageEstimate& stage, const std::string& name)
-{
-  for (const auto& [n, bytes] : stage.components) {
-    if (n == name) {
-      return bytes;
-    }
-  }
-  return 0;
-}
-
 const lg::Diagnostic* finding(const lg::preflight::JudgedJob& job, const std::string& rule)
 {
   const auto it = std::find_if(job.findings.begin(), job.findings.end(),
@@ -46,7 +37,7 @@ TEST_CASE("judge: the policy's expandable segments are in effect and no fragment
   const auto job = judge(llama3_70b_recipe());
   CHECK(job.allocator.valid());
   CHECK(job.allocator.expandable_in_effect());
-  CHECK(component(job.estimate.stages[0], "fragmentation") == 0);
+  CHECK(lg::testing::stage_component(job.estimate.stages[0], "fragmentation") == 0);
   CHECK_FALSE(job.has_errors());
 }
 
@@ -66,7 +57,7 @@ TEST_CASE("judge: lowercase expandable_segments:true is PyTorch's start-up error
   CHECK(job.has_errors());
   // Estimated as the user meant it: no fragmentation allowance, no
   // expandable-segments row in the what-if table, and the estimate says so.
-  CHECK(component(job.estimate.stages[0], "fragmentation") == 0);
+  CHECK(lg::testing::stage_component(job.estimate.stages[0], "fragmentation") == 0);
   for (const auto& row : job.estimate.what_if) {
     CHECK(row.fix != "expandable_segments");
   }
@@ -86,7 +77,7 @@ TEST_CASE("judge: expandable_segments:False adds the fragmentation allowance and
   REQUIRE_FALSE(job.estimate.what_if.empty());
   CHECK(job.estimate.what_if.front().fix == "expandable_segments");
   CHECK(job.estimate.what_if.front().saves_bytes
-        == doctest::Approx(component(job.estimate.stages[0], "fragmentation")));
+        == doctest::Approx(lg::testing::stage_component(job.estimate.stages[0], "fragmentation")));
 }
 
 TEST_CASE("judge: backend:cudaMallocAsync drops the policy's expandable segments")
@@ -135,7 +126,7 @@ TEST_CASE("what-if: one row per applicable fix, in fix order, with costs")
   REQUIRE(est.what_if.size() >= 4);
   CHECK(est.what_if.front().fix == "expandable_segments");
   CHECK(est.what_if.front().throughput_cost.find("0%") != std::string::npos);
-  CHECK(est.what_if.front().saves_bytes == doctest::Approx(component(est.stages[0], "fragmentation")));
+  CHECK(est.what_if.front().saves_bytes == doctest::Approx(lg::testing::stage_component(est.stages[0], "fragmentation")));
   double tp_saves = 0;
   double core_attn_saves = 0;
   for (const auto& row : est.what_if) {

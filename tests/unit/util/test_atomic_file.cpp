@@ -1,5 +1,7 @@
 // write_file_atomically: the behaviours `audit --fix` and `render -o` rely on
 // (issue: a killed or failed write left a 0-byte or cut script).
+#include "support/file_mode.hpp"
+#include "support/temp_dir.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
 
@@ -19,19 +21,7 @@ using lg::write_file_atomically;
 
 namespace {
 
-struct TempDir
-{
-  fs::path path;
-  TempDir()
-  {
-    std::string pattern = (fs::temp_directory_path() / "lg-atomic-XXXXXX").string();
-    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-    path = pattern;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
+using TempDir = lg::testing::TempDir;
 
 std::string slurp(const fs::path& p)
 {
@@ -44,13 +34,6 @@ std::string slurp(const fs::path& p)
 void spit(const fs::path& p, const std::string& bytes)
 {
   std::ofstream(p, std::ios::binary) << bytes;
-}
-
-mode_t mode_of(const fs::path& p)
-{
-  struct stat st{};
-  REQUIRE(::stat(p.c_str(), &st) == 0);
-  return st.st_mode & 07777;
 }
 
 std::size_t entries(const fs::path& dir)
@@ -70,7 +53,7 @@ TEST_CASE("write_file_atomically: replaces the bytes and keeps the mode bits")
   REQUIRE(::chmod(file.c_str(), 0750) == 0);
   write_file_atomically(file.string(), "new contents\n");
   CHECK(slurp(file) == "new contents\n");
-  CHECK(mode_of(file) == 0750);
+  CHECK(lg::testing::file_mode(file) == 0750);
   CHECK(entries(dir.path) == 1);  // no temporary left behind
 }
 
@@ -79,10 +62,10 @@ TEST_CASE("write_file_atomically: a new file gets the requested mode; force_mode
   TempDir dir;
   const fs::path file = dir.path / "secret.sbatch";
   write_file_atomically(file.string(), "x", {.mode = 0600, .force_mode = false});
-  CHECK(mode_of(file) == 0600);
+  CHECK(lg::testing::file_mode(file) == 0600);
   REQUIRE(::chmod(file.c_str(), 0644) == 0);
   write_file_atomically(file.string(), "y", {.mode = 0600, .force_mode = true});
-  CHECK(mode_of(file) == 0600);
+  CHECK(lg::testing::file_mode(file) == 0600);
 }
 
 TEST_CASE("write_file_atomically: a symlink keeps pointing at its target, which gets the bytes")

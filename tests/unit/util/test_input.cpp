@@ -2,6 +2,7 @@
 // pass of issue 10: a FIFO blocked every command forever, /dev/zero grew to
 // 4 GB and bad_alloc, a directory was read as an empty file ("audit DIR" was
 // clean), a symlink loop or a long path was "internal error" (exit 3).
+#include "support/temp_dir.hpp"
 #include "util/error.hpp"
 #include "util/input.hpp"
 
@@ -18,19 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir
-{
-  fs::path path;
-  TempDir()
-  {
-    std::string name = (fs::temp_directory_path() / "lg-test-input.XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    path = name;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-};
+using TempDir = lg::testing::TempDir;
 
 std::string read_error(const std::string& path, std::size_t max_bytes = 1u << 20)
 {

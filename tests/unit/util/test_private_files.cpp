@@ -2,6 +2,7 @@
 // it or can write it (the ssh ~/.ssh rule), created 0700/0600, and locked
 // with link(2). Cases that need a second owner chown to nobody (65534) and
 // run only as root.
+#include "support/file_mode.hpp"
 #include "util/error.hpp"
 #include "util/private_files.hpp"
 
@@ -21,13 +22,6 @@ namespace pf = lg::private_files;
 namespace {
 
 using TempDir = lg::testing::TempDir;
-
-unsigned mode_of(const fs::path& path)
-{
-  struct stat info{};
-  ::stat(path.c_str(), &info);
-  return info.st_mode & 07777U;
-}
 
 std::string refusal(const fs::path& path)
 {
@@ -51,10 +45,10 @@ TEST_CASE("private_files: directories are created 0700 and files 0600, whatever 
   pf::replace_file(dir.path / "a" / "b" / "f", "x");
   pf::write_new_file(dir.path / "a" / "g", "y");
   ::umask(old);
-  CHECK(mode_of(dir.path / "a") == 0700U);
-  CHECK(mode_of(dir.path / "a" / "b") == 0700U);
-  CHECK(mode_of(dir.path / "a" / "b" / "f") == 0600U);
-  CHECK(mode_of(dir.path / "a" / "g") == 0600U);
+  CHECK(lg::testing::file_mode(dir.path / "a") == 0700U);
+  CHECK(lg::testing::file_mode(dir.path / "a" / "b") == 0700U);
+  CHECK(lg::testing::file_mode(dir.path / "a" / "b" / "f") == 0600U);
+  CHECK(lg::testing::file_mode(dir.path / "a" / "g") == 0600U);
 }
 
 TEST_CASE("private_files: a group- or world-writable directory is refused with the chmod to fix it")
@@ -96,7 +90,7 @@ TEST_CASE("private_files: a lock is held by one process at a time and given back
   const fs::path lock = dir.path / "lock";
   CHECK(pf::take_lock(lock, std::chrono::seconds(60)));
   CHECK(pf::take_lock(lock, std::chrono::seconds(60)));  // ours already
-  CHECK(mode_of(lock) == 0600U);
+  CHECK(lg::testing::file_mode(lock) == 0600U);
   // Another live process on this host holds it: not ours. (pid 1 is alive.)
   std::ofstream(dir.path / "other") << "otherhost 1\n";
   pf::release_lock(lock);
