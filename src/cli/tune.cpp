@@ -8,9 +8,9 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "cli/throughput_output.hpp"
+#include "config/job_writer.hpp"
 #include "config/loader.hpp"
 #include "preflight/judge.hpp"
-#include "tune/job_writer.hpp"
 #include "tune/search.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bytes.hpp"
@@ -75,8 +75,8 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     error.hint = "give --gpus as a whole number of nodes, or set --gpus-per-node";
     throw error;
   }
-  std::string text = fmt::format("[job]\nname = {}\n[model]\npreset = {}\n", tune::toml_string("tune-" + model),
-                                 tune::toml_string(model));
+  std::string text = fmt::format("[job]\nname = {}\n[model]\npreset = {}\n", config::toml_string("tune-" + model),
+                                 config::toml_string(model));
   if (v.count("seq") != 0) {
     text += fmt::format("seq_length = {}\n", v["seq"].as<int>());
   }
@@ -87,7 +87,7 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     text += fmt::format("global_batch_size = {}\n", std::max(gpus, 256));
   }
   text += fmt::format("precision = {}\n",
-                      tune::toml_string(precision_word(v.count("precision") != 0 ? v["precision"].as<std::string>()
+                      config::toml_string(precision_word(v.count("precision") != 0 ? v["precision"].as<std::string>()
                                                                                  : "bf16")));
   const std::string task = v.count("task") != 0 ? v["task"].as<std::string>() : "pretrain";
   if (task == "lora") {
@@ -96,7 +96,7 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     UsageError error("tune: --task must be pretrain, sft or lora, got '{}'", task);
     throw error;
   }
-  text += fmt::format("[cluster]\ngpu = {}\nnodes = {}\ngpus_per_node = {}\n", tune::toml_string(gpu),
+  text += fmt::format("[cluster]\ngpu = {}\nnodes = {}\ngpus_per_node = {}\n", config::toml_string(gpu),
                       gpus / per_node, per_node);
   return config::load_job_text(text, "tune --model", options);
 }
@@ -302,7 +302,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
     const tune::Candidate& chosen = result.candidates[static_cast<std::size_t>(pick - 1)];
     const config::JobSpec out = tune::spec_of(request, result, chosen);
     write_file_atomically(
-        path, tune::job_toml(out, fmt::format("Written by launchguard tune: rank {} of {} candidates, {}\n"
+        path, config::job_to_toml(out, fmt::format("Written by launchguard tune: rank {} of {} candidates, {}\n"
                                               "predicted {:.0f} TFLOP/s/GPU, {:.0f} tokens/s/GPU",
                                               pick, result.candidates.size(),
                                               tune::describe(chosen.layout, result.recompute_choices),

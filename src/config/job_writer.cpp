@@ -21,6 +21,7 @@ std::string quoted(const std::string& text)
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
@@ -82,11 +83,19 @@ std::string pattern_text(const std::vector<int>& pattern)
 
 } // namespace
 
-std::string job_to_toml(const JobSpec& spec)
+std::string toml_string(const std::string& text)
+{
+  return quoted(text);
+}
+
+std::string job_to_toml(const JobSpec& spec, const std::string& comment)
 {
   std::ostringstream o;
   const auto& m = spec.model;
-  o << "# Written by `launchguard convert --to toml` from " << spec.source_file << ": every key explicit.\n";
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) {
+    o << "# " << line << "\n";
+  }
   o << "[job]\nname = " << quoted(spec.name) << "\n\n";
   o << "[model]\n";
   o << "num_layers = " << m.num_layers << "\nhidden_size = " << m.hidden_size << "\nffn_hidden_size = " << m.ffn_hidden_size
