@@ -173,7 +173,14 @@ static config::JobSpec bridge_base_job(const std::string& source)
   return spec;
 }
 
-config::JobSpec load_job(const ParsedArgs& parsed)
+bool has_job_inputs_besides_file(const ParsedArgs& parsed)
+{
+  const auto& v = parsed.vars;
+  return !parsed.passthrough.empty() || v.count("bridge-config") != 0 || v.count("bridge-override") != 0
+         || v.count("hf-config") != 0;
+}
+
+config::JobSpec load_job(const ParsedArgs& parsed, const std::optional<GeneratedJob>& generated)
 {
   config::LoadOptions options = load_options(parsed);
   options.defer_finish = true;
@@ -184,8 +191,11 @@ config::JobSpec load_job(const ParsedArgs& parsed)
   const auto overrides = override_settings(parsed);
   const auto bridge_line =
     parsed.passthrough.empty() ? std::nullopt : config::read_bridge_command_line(parsed.passthrough);
+  const bool job_file = !parsed.positional.empty() || generated.has_value();
   config::JobSpec spec;
-  if (!parsed.positional.empty()) {
+  if (generated) {
+    spec = config::load_job_text(generated->text, generated->display_name, options);
+  } else if (!parsed.positional.empty()) {
     spec = config::load_job_file(parsed.positional.front(), options);
   } else if (!parsed.passthrough.empty() && !bridge_line) {
     config::MegatronArgsOptions megatron;
@@ -205,7 +215,7 @@ config::JobSpec load_job(const ParsedArgs& parsed)
     config::apply_bridge_settings_or_throw(spec, config::read_bridge_yaml(parsed.vars["bridge-config"].as<std::string>()));
   }
   if (bridge_line) {
-    if (!bridge_line->recipe.empty() && parsed.positional.empty() && !bridge_config && !options.hf_config) {
+    if (!bridge_line->recipe.empty() && !job_file && !bridge_config && !options.hf_config) {
       InputError error("recipe '{}': launchguard does not ship this Megatron Bridge recipe's settings, so the "
                        "command line alone does not say the model or its parallelism",
                        bridge_line->recipe);
@@ -215,7 +225,7 @@ config::JobSpec load_job(const ParsedArgs& parsed)
     }
     // With a job file, the file is what the recipe's words layer on; with only a
     // Hugging Face config, what the recipe itself sets is unknown: say so.
-    if (!bridge_line->recipe.empty() && !bridge_config && parsed.positional.empty()) {
+    if (!bridge_line->recipe.empty() && !bridge_config && !job_file) {
       spec.input_findings.push_back(Diagnostic{
         Severity::warning, "input.recipe_not_shipped",
         fmt::format("recipe '{}': launchguard does not ship its settings; the job is the Hugging Face config plus the "

@@ -7,6 +7,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,25 @@ struct ExitRequest
   int code = 0;
 };
 
-// Load the job named by `parsed`: the TOML file in positional[0], or the
-// Megatron command line in passthrough. Throws InputError (exit 2) on bad
-// input, with file:line:column and a hint.
-config::JobSpec load_job(const ParsedArgs& parsed);
+// A job file's text made by the command itself (tune's job from --model or
+// --hf-config and --gpus), read in place of JOB.toml: the other inputs layer
+// on it as on a job file.
+struct GeneratedJob
+{
+  std::string text;
+  std::string display_name;  // in locations, e.g. "tune --model"
+};
+
+// Load the job named by `parsed`, layer by layer (ARCHITECTURE.md
+// "Decisions"): the TOML file in positional[0] (or `generated`), a Megatron-LM
+// command line in passthrough, or Bridge/Hugging Face inputs alone; then
+// --bridge-config, the Bridge recipe words, --bridge-override and the cluster
+// options. Throws InputError (exit 2) on bad input, with file:line:column and
+// a hint.
+config::JobSpec load_job(const ParsedArgs& parsed, const std::optional<GeneratedJob>& generated = std::nullopt);
+
+// Whether `parsed` names a job without JOB.toml: Bridge inputs, a command line
+// after `--`, or --hf-config.
+bool has_job_inputs_besides_file(const ParsedArgs& parsed);
 
 } // namespace lg::cli
