@@ -55,7 +55,7 @@ std::string precision_word(std::string word)
 // The job of `tune --model …` or `tune --hf-config …`: a generated job file
 // read by the ordinary job loader, so presets, Bridge inputs and every check
 // apply (the Hugging Face config comes in as --hf-config, under the file).
-GeneratedJob model_job(const ParsedArgs& parsed)
+JobSource model_job(const ParsedArgs& parsed)
 {
   const auto& v = parsed.vars;
   const bool preset = v.count("model") != 0;
@@ -102,7 +102,10 @@ GeneratedJob model_job(const ParsedArgs& parsed)
   }
   text += fmt::format("[cluster]\ngpu = {}\nnodes = {}\ngpus_per_node = {}\n", config::toml_string(gpu),
                       gpus / per_node, per_node);
-  return GeneratedJob{text, preset ? "tune --model" : "tune --hf-config"};
+  JobSource source;
+  source.toml_text = text;
+  source.display = preset ? "tune --model" : "tune --hf-config";
+  return source;
 }
 
 // Command-line values over a job file's: they count as set, so they are kept.
