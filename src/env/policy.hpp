@@ -1,4 +1,5 @@
-// The environment policy of rules_and_env.md section A.1 as a table: one row
+// The environment policy (Megatron-LM, Megatron Bridge, NCCL; each row
+// cites upstream) as a table: one row
 // per variable, each row a function from the job's features to a decision
 // (value, rule id, reason, upstream citation) or "not set for this job".
 // compose.cpp layers the user's values on top; hard_rules.cpp checks them.
@@ -32,6 +33,9 @@ struct JobFeatures
   bool fine_grained_offloading = false;
   bool comm_overlap = false;  // TP or DP communication overlap
   bool nvfp4 = false;
+  // Where the NCCL flight recorder's dumps go (env/flight_recorder.hpp);
+  // empty: PyTorch's default.
+  std::string flight_recorder_prefix;
   // Filled by compose() after the layers are merged: whether the final
   // PYTORCH_CUDA_ALLOC_CONF has expandable_segments:True.
   bool expandable_segments = false;
