@@ -30,8 +30,12 @@ bool script_expandable(const ScriptJob& job)
 bool keys_known(const ScriptJob& job, const std::string& rule)
 {
   if (rule.starts_with("env.cuda_device_max_connections")) {
-    return job.megatron && job.key_known("parallelism.tp") && job.key_known("parallelism.cp")
-           && job.key_known("training.fsdp") && job.key_known("training.overlap_moe_expert_parallel_comm");
+    // TP > 1 or CP > 1 needs it: one known size above 1 is enough.
+    const auto& p = job.spec.parallelism;
+    const bool tp = job.key_known("parallelism.tp");
+    const bool cp = job.key_known("parallelism.cp");
+    return job.megatron && ((tp && cp) || (tp && p.tp > 1) || (cp && p.cp > 1)) && job.key_known("training.fsdp")
+           && job.key_known("training.overlap_moe_expert_parallel_comm");
   }
   if (rule == "env.nccl_ub_expandable_segments") {
     return job.megatron && job.key_known("training.nccl_ub");
@@ -113,6 +117,17 @@ void rewrite(FindingContext& context, const env::JobFeatures& features, AuditFin
   }
 }
 
+// What a finding on a Megatron Bridge launch took at the ConfigContainer
+// default because the recipe, not the script, sets it.
+std::string assumed_note(const ScriptJob& job)
+{
+  std::string out;
+  for (const auto& a : job.assumed) {
+    out += (out.empty() ? "; the recipe is taken to keep " : ", ") + a;
+  }
+  return out;
+}
+
 // Insert `export NAME=value` on its own line before the launch line.
 Edit insert_export(const ScriptModel& model, const Launch& launch, const std::string& name, const std::string& value)
 {
@@ -141,7 +156,8 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
       fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with TP={} CP={} on {}: "
                   "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
                   "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
-                  f.tp, f.cp, config::to_string(f.generation)),
+                  f.tp, f.cp, config::to_string(f.generation))
+        + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
     finding.edits.push_back(insert_export(context.model, *job.launch, k_cdmc, "1"));
   }
