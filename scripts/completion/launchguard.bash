@@ -18,7 +18,7 @@ _launchguard()
   local commands="check estimate env render submit watch diagnose audit runs convert presets"
   local global="--json --color --verbose -v --version --help -h"
   local job="--gpu --nodes --gpus-per-node --preset-dir --hf-config --bridge-config --bridge-override"
-  local launch="--state-dir --poll-interval --poll-max"
+  local launch="--state-dir --poll-interval --poll-max --vanish-after --hang-floor --hang-grace --no-hang-cancel"
 
   # The subcommand is the first word that is not a global option; after "--"
   # the words belong to Megatron or sbatch, so stop completing.
@@ -50,8 +50,8 @@ _launchguard()
       COMPREPLY=($(compgen -W "$gpus" -- "$cur")); return 0 ;;
     --preset-dir|--state-dir) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
     --job|--catalogue) _launchguard_files toml; return 0 ;;
-    -o|--output|--log) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    --nodes|--gpus-per-node|--retry|--poll-interval|--poll-max|--set) return 0 ;;
+    -o|--output|--log|--jsonl) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --nodes|--gpus-per-node|--retry|--poll-interval|--poll-max|--vanish-after|--hang-floor|--hang-grace|--set) return 0 ;;
   esac
 
   if [ -z "$command" ]; then
@@ -65,7 +65,7 @@ _launchguard()
 
   local options="" files=""
   case $command in
-    check|estimate) options="$job"; files=toml ;;
+    check|estimate) options="--jsonl $job"; files=toml ;;
     env) options="--explain --format --set $job"; files=toml ;;
     render) options="--output -o --force $job"; files=toml ;;
     submit) options="--dry-run --retry --retry-infra --detach --force $job $launch"; files=toml ;;

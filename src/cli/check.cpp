@@ -1,8 +1,10 @@
 // `launchguard check`: preflight. Rules + environment findings + the memory
-// verdict; exit 1 when any finding is an error.
+// verdict; exit 1 when any finding is an error. Many job files, or --jsonl,
+// run as a batch (cli/job_batch.hpp).
 #include "cli/commands.hpp"
 #include "cli/estimate_output.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/job_batch.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "preflight/judge.hpp"
@@ -11,20 +13,17 @@
 
 namespace lg::cli {
 
-int run_check(const GlobalOptions& global, const std::vector<std::string>& args)
+// Judge `spec`; print the text result, or fill `*document` (--json).
+static int check_one_job(const GlobalOptions& global, const config::JobSpec& spec, nlohmann::json* document)
 {
-  boost::program_options::options_description options("check options");
-  add_job_options(options);
-  const ParsedArgs parsed = parse_args("check", options, args);
-  const config::JobSpec spec = load_job(parsed);
   const preflight::JudgedJob result = preflight::judge(spec);
   const bool ok = !result.has_errors();
-  if (global.json) {
+  if (document != nullptr) {
     nlohmann::json findings = nlohmann::json::array();
     for (const auto& finding : result.findings) {
       findings.push_back(to_json(finding));
     }
-    print_json({{"ok", ok}, {"findings", findings}, {"estimate", to_json(result.estimate)}});
+    *document = {{"ok", ok}, {"findings", findings}, {"estimate", to_json(result.estimate)}};
     return ok ? k_exit_ok : k_exit_job_errors;
   }
   print_diagnostics(global, result.findings);
@@ -42,6 +41,18 @@ int run_check(const GlobalOptions& global, const std::vector<std::string>& args)
              ok ? colorize(global.color, "green", "ok") : colorize(global.color, "red", "failed"), errors,
              warnings, result.findings.size() - errors - warnings);
   return ok ? k_exit_ok : k_exit_job_errors;
+}
+
+int run_check(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  boost::program_options::options_description options("check options");
+  add_job_options(options);
+  add_batch_options(options);
+  const ParsedArgs parsed = parse_args("check", options, args, -1);
+  const auto judge_one = [&](const config::JobSpec& spec, nlohmann::json* document) {
+    return check_one_job(global, spec, document);
+  };
+  return run_jobs(global, parsed, judge_one);
 }
 
 } // namespace lg::cli

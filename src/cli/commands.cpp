@@ -22,9 +22,9 @@ namespace lg::cli {
 namespace {
 
 const std::array k_commands = {
-  CommandSpec{"check", "check JOB.toml | check [--gpu G --nodes N] -- MEGATRON_ARGS…",
+  CommandSpec{"check", "check JOB.toml… [--jsonl FILE|-] | check [--gpu G --nodes N] -- MEGATRON_ARGS…",
               "preflight: rules + memory verdict; exit 0 when nothing is an error", run_check},
-  CommandSpec{"estimate", "estimate JOB.toml | estimate [--gpu G --nodes N] -- MEGATRON_ARGS…",
+  CommandSpec{"estimate", "estimate JOB.toml… [--jsonl FILE|-] | estimate [--gpu G --nodes N] -- MEGATRON_ARGS…",
               "per-GPU memory per pipeline stage, verdict, what-if table of fixes", run_estimate},
   CommandSpec{"tune",
               "tune JOB.toml [--free DIMS] | tune --model PRESET --gpu GPU --gpus N [--seq S] [--gbs B] "

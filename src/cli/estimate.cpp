@@ -1,7 +1,9 @@
-// `launchguard estimate`: per-GPU memory per pipeline stage.
+// `launchguard estimate`: per-GPU memory per pipeline stage. Many job files,
+// or --jsonl, run as a batch (cli/job_batch.hpp).
 #include "cli/commands.hpp"
 #include "cli/estimate_output.hpp"
 #include "cli/exit_codes.hpp"
+#include "cli/job_batch.hpp"
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "cli/throughput_output.hpp"
@@ -12,12 +14,9 @@
 
 namespace lg::cli {
 
-int run_estimate(const GlobalOptions& global, const std::vector<std::string>& args)
+// Estimate `spec`; print the text result, or fill `*document` (--json).
+static int estimate_one_job(const GlobalOptions& global, const config::JobSpec& spec, nlohmann::json* document)
 {
-  boost::program_options::options_description options("estimate options");
-  add_job_options(options);
-  const ParsedArgs parsed = parse_args("estimate", options, args);
-  const config::JobSpec spec = load_job(parsed);
   const preflight::JudgedJob judged = preflight::judge(spec);
   // A PYTORCH_CUDA_ALLOC_CONF that PyTorch rejects changes the memory
   // reading, so estimate reports it too (the same finding as check).
@@ -28,19 +27,18 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
     }
   }
   const throughput::Throughput speed = throughput::predict(spec);
-  if (global.json) {
-    nlohmann::json document = to_json(judged.estimate);
-    document["throughput"] = to_json(speed);
-    document["throughput"]["main_cost"] = speed.main_cost;
-    document["throughput"]["costs"] = costs_json(speed);
+  if (document != nullptr) {
+    *document = to_json(judged.estimate);
+    (*document)["throughput"] = to_json(speed);
+    (*document)["throughput"]["main_cost"] = speed.main_cost;
+    (*document)["throughput"]["costs"] = costs_json(speed);
     if (!startup.empty()) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& finding : startup) {
         list.push_back(to_json(finding));
       }
-      document["findings"] = list;
+      (*document)["findings"] = list;
     }
-    print_json(document);
   } else {
     if (!startup.empty()) {
       print_diagnostics(global, startup);
@@ -50,6 +48,18 @@ int run_estimate(const GlobalOptions& global, const std::vector<std::string>& ar
     fmt::print("\n{}\n", throughput_line(speed));
   }
   return startup.empty() ? k_exit_ok : k_exit_job_errors;
+}
+
+int run_estimate(const GlobalOptions& global, const std::vector<std::string>& args)
+{
+  boost::program_options::options_description options("estimate options");
+  add_job_options(options);
+  add_batch_options(options);
+  const ParsedArgs parsed = parse_args("estimate", options, args, -1);
+  const auto judge_one = [&](const config::JobSpec& spec, nlohmann::json* document) {
+    return estimate_one_job(global, spec, document);
+  };
+  return run_jobs(global, parsed, judge_one);
 }
 
 } // namespace lg::cli

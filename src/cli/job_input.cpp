@@ -6,6 +6,7 @@
 #include "config/bridge_keys.hpp"
 #include "config/bridge_yaml.hpp"
 #include "config/hf_config.hpp"
+#include "config/job_json.hpp"
 #include "config/loader.hpp"
 #include "config/megatron_args.hpp"
 #include "util/edit_distance.hpp"
@@ -175,6 +176,15 @@ static config::JobSpec bridge_base_job(const std::string& source)
 
 config::JobSpec load_job(const ParsedArgs& parsed)
 {
+  JobSource source;
+  if (!parsed.positional.empty()) {
+    source.path = parsed.positional.front();
+  }
+  return load_job(parsed, source);
+}
+
+config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source)
+{
   config::LoadOptions options = load_options(parsed);
   options.defer_finish = true;
   if (parsed.vars.count("hf-config") != 0) {
@@ -185,8 +195,11 @@ config::JobSpec load_job(const ParsedArgs& parsed)
   const auto bridge_line =
     parsed.passthrough.empty() ? std::nullopt : config::read_bridge_command_line(parsed.passthrough);
   config::JobSpec spec;
-  if (!parsed.positional.empty()) {
-    spec = config::load_job_file(parsed.positional.front(), options);
+  const bool own_job = !source.path.empty() || !source.json_line.empty();
+  if (!source.path.empty()) {
+    spec = config::load_job_file(source.path, options);
+  } else if (!source.json_line.empty()) {
+    spec = config::load_job_json(source.json_line, source.display, options);
   } else if (!parsed.passthrough.empty() && !bridge_line) {
     config::MegatronArgsOptions megatron;
     spec = config::job_from_megatron_args(parsed.passthrough, megatron);
@@ -205,7 +218,7 @@ config::JobSpec load_job(const ParsedArgs& parsed)
     config::apply_bridge_settings_or_throw(spec, config::read_bridge_yaml(parsed.vars["bridge-config"].as<std::string>()));
   }
   if (bridge_line) {
-    if (!bridge_line->recipe.empty() && parsed.positional.empty() && !bridge_config && !options.hf_config) {
+    if (!bridge_line->recipe.empty() && !own_job && !bridge_config && !options.hf_config) {
       InputError error("recipe '{}': launchguard does not ship this Megatron Bridge recipe's settings, so the "
                        "command line alone does not say the model or its parallelism",
                        bridge_line->recipe);
@@ -215,7 +228,7 @@ config::JobSpec load_job(const ParsedArgs& parsed)
     }
     // With a job file, the file is what the recipe's words layer on; with only a
     // Hugging Face config, what the recipe itself sets is unknown: say so.
-    if (!bridge_line->recipe.empty() && !bridge_config && parsed.positional.empty()) {
+    if (!bridge_line->recipe.empty() && !bridge_config && !own_job) {
       spec.input_findings.push_back(Diagnostic{
         Severity::warning, "input.recipe_not_shipped",
         fmt::format("recipe '{}': launchguard does not ship its settings; the job is the Hugging Face config plus the "

@@ -46,4 +46,16 @@ struct ExitRequest
 // input, with file:line:column and a hint.
 config::JobSpec load_job(const ParsedArgs& parsed);
 
+// What one job of a batch is read from (cli/job_batch.hpp): a job file, or one
+// JSON object line named `display` ("<stdin>:3"). The other inputs of
+// `parsed` (--hf-config, Bridge inputs, --gpu/--nodes) layer on each as on
+// the one job file of load_job(parsed).
+struct JobSource
+{
+  std::string path;       // a job file (TOML); empty for a JSON line
+  std::string json_line;  // one JSON object, when path is empty
+  std::string display;    // the JSON line's name for locations
+};
+config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source);
+
 } // namespace lg::cli

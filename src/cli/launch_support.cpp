@@ -79,7 +79,13 @@ void add_launch_options(po::options_description& options)
      "seconds between Slurm checks after a change (default 5; 1 to 3600: the floor protects slurmctld)")
     ("poll-max", po::value<double>(), "longest wait between Slurm checks while nothing changes (default 120; up to 3600)")
     ("vanish-after", po::value<double>(),
-     "seconds a job may be unknown to Slurm before it counts as vanished (default 600; 1 to 604800)");
+     "seconds a job may be unknown to Slurm before it counts as vanished (default 600; 1 to 604800)")
+    ("hang-floor", po::value<double>(),
+     "seconds without a new iteration line, at least, before a RUNNING job counts as hung; the threshold is "
+     "max(3 x the median gap between iteration lines, this) (default 300; 1 to 86400)")
+    ("hang-grace", po::value<double>(),
+     "seconds a reported hang may last before the job is cancelled (default 360; 0 to 86400)")
+    ("no-hang-cancel", "report hangs but never cancel the job for one");
 }
 
 std::chrono::milliseconds seconds_option(const ParsedArgs& parsed, const std::string& name, double low, double high,
@@ -116,6 +122,18 @@ watch::PollSchedule poll_schedule(const ParsedArgs& parsed)
 std::chrono::milliseconds vanish_after(const ParsedArgs& parsed)
 {
   return seconds_option(parsed, "vanish-after", 1, 7 * 86400, std::chrono::minutes(10));
+}
+
+void apply_watch_options(const ParsedArgs& parsed, launch::RunOptions& options)
+{
+  options.schedule = poll_schedule(parsed);
+  options.vanish_after = vanish_after(parsed);
+  // Reading logs costs Slurm nothing; a short poll interval asks for a
+  // closer look at them too.
+  options.follow_every = std::min(options.follow_every, options.schedule.min);
+  options.hang.floor = seconds_option(parsed, "hang-floor", 1, 86400, options.hang.floor);
+  options.hang_grace = seconds_option(parsed, "hang-grace", 0, 86400, options.hang_grace);
+  options.hang_cancel = parsed.vars.count("no-hang-cancel") == 0;
 }
 
 fs::path state_dir(const ParsedArgs& parsed)

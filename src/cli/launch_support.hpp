@@ -49,6 +49,12 @@ std::chrono::milliseconds seconds_option(const ParsedArgs& parsed, const std::st
                                          std::chrono::milliseconds fallback);
 watch::PollSchedule poll_schedule(const ParsedArgs& parsed);
 std::chrono::milliseconds vanish_after(const ParsedArgs& parsed);
+
+// Set what submit and `watch RUN_ID` share from the command line: the poll
+// schedule, --vanish-after, the log reading interval (every 5 s, or every
+// --poll-interval when shorter) and hang detection (--hang-floor,
+// --hang-grace, --no-hang-cancel).
+void apply_watch_options(const ParsedArgs& parsed, launch::RunOptions& options);
 std::filesystem::path state_dir(const ParsedArgs& parsed);
 
 // What run_created stores to rebuild the job on resume (launch/job_source.hpp)

@@ -31,6 +31,14 @@ std::string colorize(bool enabled, const char* color, const std::string& text)
   return fmt::format("\033[{}m{}\033[0m", code, text);
 }
 
+void print_error(const Error& error, std::FILE* out)
+{
+  fmt::print(out, "launchguard: error: {}\n", printable(error.what()));
+  if (!error.hint.empty()) {
+    fmt::print(out, "  hint: {}\n", printable(error.hint));
+  }
+}
+
 static const char* severity_color(Severity severity)
 {
   switch (severity) {

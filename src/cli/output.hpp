@@ -2,15 +2,22 @@
 #pragma once
 
 #include "util/diagnostic.hpp"
+#include "util/error.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <span>
 #include <string>
 
 namespace lg::cli {
 
 struct GlobalOptions;
+
+// Print `error` on `out` (stderr; stdout for a result of a batch) as
+// "launchguard: error: <what>" and, when set, "  hint: <hint>", both through
+// the terminal sanitiser.
+void print_error(const Error& error, std::FILE* out = stderr);
 
 // Print `diagnostics` to stdout as "file:line:col: severity: message [rule]"
 // with a "  fix:" line each, coloured when `global.color`.

@@ -114,8 +114,7 @@ int run_submit(const GlobalOptions& global, const std::vector<std::string>& args
   run_options.detach = parsed.vars.count("detach") != 0;
   run_options.retry_infra = parsed.vars.count("retry-infra") != 0;
   run_options.sbatch_args = parsed.passthrough;
-  run_options.schedule = poll_schedule(parsed);
-  run_options.vanish_after = vanish_after(parsed);
+  apply_watch_options(parsed, run_options);
   for (const auto& stage : checked.estimate.stages) {
     run_options.estimated_allocated_bytes = std::max(run_options.estimated_allocated_bytes, stage.allocated_peak_bytes);
   }

@@ -41,8 +41,7 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions options;
-  options.schedule = poll_schedule(parsed);
-  options.vanish_after = vanish_after(parsed);
+  apply_watch_options(parsed, options);
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
       options.max_attempts = record.data.value("max_attempts", 1);

@@ -59,7 +59,12 @@ std::string read_file(const fs::path& path, std::string_view what = "job file")
     if (i > 0) {
       text += "\n";
     }
-    text += fmt::format("{}:{}:{}: {}", p.where.file, p.where.line, p.where.column, p.message);
+    // A job read from a JSON line has no TOML positions: the file names the line.
+    if (p.where.line > 0) {
+      text += fmt::format("{}:{}:{}: {}", p.where.file, p.where.line, p.where.column, p.message);
+    } else {
+      text += fmt::format("{}: {}", p.where.file, p.message);
+    }
     if (i > 0 && !p.hint.empty()) {
       text += fmt::format(" ({})", p.hint);
     }
@@ -246,7 +251,11 @@ void resolve_gpu(JobSpec& spec, const LoadOptions& options)
 
 JobSpec load_job_text(std::string_view text, const std::string& display_name, const LoadOptions& options)
 {
-  const toml::table table = parse_toml(text, display_name);
+  return load_job_table(parse_toml(text, display_name), display_name, options);
+}
+
+JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options)
+{
   JobSpec spec;
   spec.source_file = display_name;
   TomlReader reader(spec, display_name);

@@ -115,4 +115,11 @@ void walk(TomlReader& reader,
           const std::vector<Section>& schema,
           const std::vector<std::string>& skip);
 
+struct LoadOptions;
+
+// Load a job from `table` as load_job_text does (config/loader.cpp), for a
+// table built in memory (a JSON line, config/job_json.hpp): its nodes have no
+// positions, so every location is `display_name` alone.
+JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options);
+
 } // namespace lg::config

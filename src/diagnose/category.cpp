@@ -59,6 +59,12 @@ bool is_infrastructure_failure(std::string_view name)
   return row != nullptr && row->kind == CategoryKind::infrastructure;
 }
 
+bool is_hang_failure(std::string_view name)
+{
+  const Row* row = find(name);
+  return row != nullptr && row->kind == CategoryKind::hang;
+}
+
 bool is_failure(std::string_view name)
 {
   return !name.empty() && name != to_string(Category::none);

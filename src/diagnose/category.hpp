@@ -5,7 +5,10 @@
 //
 // kind: `memory` (a memory fix on the retry ladder can help), `infrastructure`
 // (the machine failed, not the job: resubmit unchanged with --retry-infra),
-// `job` (only a person's change helps), `verdict` (unknown, none).
+// `job` (only a person's change helps), `hang` (the job stopped advancing
+// while Slurm ran it: resubmitted unchanged once per run, as a stuck peer or
+// file system is often transient; a second hang is the job's own), `verdict`
+// (unknown, none).
 #pragma once
 
 #include <optional>
@@ -39,7 +42,7 @@ namespace lg::diagnose {
   X(port_in_use, job)                         \
   X(disk_full_or_quota, job)                  \
   X(shm_exhausted, job)                       \
-  X(hang_no_progress, job)                    \
+  X(hang_no_progress, hang)                   \
   X(unknown, verdict)                         \
   X(none, verdict)
 
@@ -49,7 +52,7 @@ enum class Category {
 #undef LG_CATEGORY_ENUM
 };
 
-enum class CategoryKind { memory, infrastructure, job, verdict };
+enum class CategoryKind { memory, infrastructure, job, hang, verdict };
 
 // The category's one spelling ("cuda_oom_fragmentation").
 std::string_view to_string(Category category);
@@ -62,6 +65,7 @@ CategoryKind kind_of(Category category);
 // True when `name` is a category of that kind (false for unknown names).
 bool is_memory_failure(std::string_view name);
 bool is_infrastructure_failure(std::string_view name);
+bool is_hang_failure(std::string_view name);
 
 // True when `name` is a failure: any category but none (an empty name is not).
 bool is_failure(std::string_view name);

@@ -1,18 +1,23 @@
 // Following an attempt to its end: batched polls, log tails, live memory
-// reports, early cancel on a fatal log line, the final diagnosis.
+// reports, early cancel on a fatal log line, hangs (iteration lines that
+// stopped while Slurm says RUNNING), the final diagnosis.
 #include "launch/runner_steps.hpp"
 
 #include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
+#include "env/compose.hpp"
+#include "env/flight_recorder.hpp"
 #include "preflight/judge.hpp"
 #include "launch/retry.hpp"
 #include "render/render.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 #include "util/log_reader.hpp"
+#include "watch/flight_recorder_dumps.hpp"
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
+#include "watch/progress.hpp"
 #include "watch/session.hpp"
 
 #include <fmt/format.h>
@@ -76,10 +81,15 @@ diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::str
 
 struct LiveState
 {
+  LiveState(const watch::Clock& clock, watch::HangRule rule) : progress(clock, rule) {}
+
   watch::LogTail tail;
+  watch::ProgressTracker progress;
   double max_allocated = 0;
   std::optional<watch::Clock::time_point> fatal_seen;
   std::string fatal_category;
+  std::optional<watch::Clock::time_point> hang_seen;  // reported, progress not resumed since
+  std::optional<watch::Stall> hang;                   // the latest look at it
   bool cancelled = false;
 };
 
@@ -95,6 +105,7 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
   for (const auto& file : files) {
     std::string text;
     for (const auto& line : live.tail.poll(file)) {
+      live.progress.observe(line);
       if (auto report = watch::parse_memory_report(line.text); report && report->max_allocated_bytes > live.max_allocated) {
         live.max_allocated = report->max_allocated_bytes;
         journal.append("memory", {{"attempt", attempt.number}, {"max_allocated_bytes", live.max_allocated}});
@@ -126,6 +137,92 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
   }
 }
 
+void cancel_attempt_job(Journal& journal, const AttemptState& attempt, LiveState& live, const std::string& reason,
+                        const std::string& why, const RunContext& context)
+{
+  say(context, fmt::format("attempt {}: cancelling job {}: {}", attempt.number, *attempt.job_id, why));
+  journal.append("cancel_requested", {{"attempt", attempt.number}, {"reason", reason}});
+  context.client->cancel(*attempt.job_id);
+  live.cancelled = true;
+}
+
+// While Slurm says RUNNING: report a stall once (journal "hang"), say so when
+// progress resumes, and cancel after the grace unless told not to.
+void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live, const std::string& slurm_state,
+                    const RunOptions& options, const RunContext& context, watch::Clock::time_point now)
+{
+  if (slurm_state != "RUNNING" || live.cancelled) {
+    return;
+  }
+  const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
+  auto stall = live.progress.stall();
+  if (!stall) {
+    if (live.hang_seen) {
+      say(context, fmt::format("attempt {}: iterations advance again; not a hang", attempt.number));
+      journal.append("progress_resumed", {{"attempt", attempt.number}});
+      live.hang_seen.reset();
+      live.hang.reset();
+    }
+    return;
+  }
+  live.hang = stall;
+  if (!live.hang_seen) {
+    live.hang_seen = now;
+    nlohmann::json silent = nlohmann::json::array();
+    for (const int rank : stall->silent_ranks) {
+      silent.push_back(rank);
+    }
+    journal.append("hang", {{"attempt", attempt.number},
+                            {"last_iteration", stall->last_iteration},
+                            {"silent_ranks", silent},
+                            {"silent_for_s", std::chrono::duration<double>(stall->silent_for).count()},
+                            {"threshold_s", std::chrono::duration<double>(stall->threshold).count()}});
+    say(context, fmt::format("attempt {}: {} while Slurm says RUNNING: {}; {}", attempt.number, category,
+                             watch::describe_stall(*stall),
+                             options.hang_cancel
+                               ? fmt::format("cancelling in {:.0f} s unless it advances",
+                                             std::chrono::duration<double>(options.hang_grace).count())
+                               : std::string("not cancelling (--no-hang-cancel)")));
+  }
+  if (options.hang_cancel && now - *live.hang_seen >= options.hang_grace) {
+    cancel_attempt_job(journal, attempt, live, category,
+                       fmt::format("{} and no progress through the {:.0f} s grace", category,
+                                   std::chrono::duration<double>(options.hang_grace).count()),
+                       context);
+  }
+}
+
+// The diagnosis of an attempt that hung: what the watcher saw, since the
+// logs of a hang have no failure line of their own (or only the teardown
+// the cancel caused, or the time limit the hang ran into).
+void explain_hang(diagnose::Diagnosis& diagnosis, const watch::Stall& stall, const diagnose::Catalogue& catalogue)
+{
+  const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
+  if (diagnose::is_failure(diagnosis.category)) {
+    diagnosis.consequences.insert(diagnosis.consequences.begin(), diagnosis.category);
+  }
+  diagnosis.category = category;
+  diagnosis.confidence = 0.9;
+  diagnosis.signature.clear();
+  diagnosis.oom.reset();
+  diagnosis.reason = "watch saw the iteration lines stop while Slurm said RUNNING: " + watch::describe_stall(stall);
+  std::vector<diagnose::Evidence> evidence;
+  if (!stall.last_line.file.empty()) {
+    evidence.push_back({stall.last_line.file, static_cast<std::size_t>(stall.last_line.line), stall.last_line.text});
+  }
+  evidence.push_back({"", 0, diagnosis.reason});
+  evidence.insert(evidence.end(), diagnosis.evidence.begin(), diagnosis.evidence.end());
+  diagnosis.evidence = std::move(evidence);
+  const auto info = catalogue.categories.find(category);
+  diagnosis.fix = info != catalogue.categories.end() ? info->second.fix : std::string();
+  diagnosis.suggested_change = info != catalogue.categories.end() ? info->second.suggested_change : std::string();
+  diagnosis.retryable = info != catalogue.categories.end() && info->second.retryable;
+  diagnosis.first_failing_rank.reset();
+  if (stall.silent_ranks.size() == 1 && stall.last_by_rank.size() > 1) {
+    diagnosis.first_failing_rank = stall.silent_ranks.front();
+  }
+}
+
 watch::QueryFn query_of(const RunContext& context)
 {
   if (context.query) {
@@ -145,7 +242,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                          watch::SessionOptions{options.schedule, options.vanish_after, options.follow_every});
   const std::string& job_id = *attempt.job_id;
   session.add(job_id);
-  LiveState live;
+  LiveState live(clock, options.hang);
   std::string last_state = attempt.last_state;
   const auto end = session.run(
     [&](const watch::Cycle& cycle) {
@@ -176,11 +273,11 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
         return false;
       }
       if (live.fatal_seen && !live.cancelled && clock.now() - *live.fatal_seen >= options.failure_grace) {
-        say(context, fmt::format("attempt {}: cancelling job {}: {} and the job is still running", attempt.number,
-                                 job_id, live.fatal_category));
-        journal.append("cancel_requested", {{"attempt", attempt.number}, {"reason", live.fatal_category}});
-        context.client->cancel(job_id);
-        live.cancelled = true;
+        cancel_attempt_job(journal, attempt, live, live.fatal_category,
+                           live.fatal_category + " and the job is still running", context);
+      }
+      if (!live.fatal_seen) {
+        check_progress(journal, attempt, live, last_state, options, context, clock.now());
       }
       if (context.status) {
         context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", job_id,
@@ -194,7 +291,25 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   if (end == watch::Session::End::interrupted) {
     return;
   }
-  const auto diagnosis = diagnose_attempt(spec, *attempt.job_id, last_state, context);
+  auto diagnosis = diagnose_attempt(spec, *attempt.job_id, last_state, context);
+  // A hang the watcher saw wins over a log with no known cause and over the
+  // time limit it ran into; a known cause in the logs (an NCCL timeout the
+  // watchdog printed, a crash) is more precise and stays.
+  const std::string& logged = diagnosis.category;
+  if (live.hang && (!diagnose::is_failure(logged) || logged == diagnose::to_string(diagnose::Category::unknown) ||
+                    logged == diagnose::to_string(diagnose::Category::slurm_time_limit))) {
+    explain_hang(diagnosis, *live.hang, context.matcher->catalogue());
+  }
+  if (diagnose::is_failure(diagnosis.category)) {
+    const auto logs = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
+                                           context.submit_dir);
+    const std::string prefix = env::flight_recorder_dump_prefix(env::compose(spec, {}));
+    const fs::path dump_prefix = prefix.empty() || fs::path(prefix).is_absolute() ? fs::path(prefix)
+                                                                                  : context.submit_dir / prefix;
+    for (const auto& dump : watch::flight_recorder_dumps(logs, dump_prefix.string())) {
+      diagnosis.flight_recorder_dumps.push_back(dump.string());
+    }
+  }
   nlohmann::json evidence = nlohmann::json::array();
   for (const auto& e : diagnosis.evidence) {
     evidence.push_back({{"file", e.file}, {"line", e.line}, {"text", e.text}});
@@ -205,7 +320,8 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"fix", diagnosis.fix},
                                {"suggested_change", diagnosis.suggested_change},
                                {"retryable", diagnosis.retryable},
-                               {"evidence", evidence}});
+                               {"evidence", evidence},
+                               {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
   const bool completed = last_state == "COMPLETED";
   const std::string outcome = to_string(completed                  ? AttemptResult::completed
                                         : last_state == "VANISHED" ? AttemptResult::vanished
@@ -216,6 +332,12 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     const auto& e = diagnosis.evidence.front();
     say(context, fmt::format("  evidence: {}:{}: {}", e.file, e.line, e.text.substr(0, 200)));
     say(context, fmt::format("  fix: {}", diagnosis.fix));
+  }
+  if (!diagnosis.flight_recorder_dumps.empty()) {
+    say(context, fmt::format("  NCCL flight-recorder dumps: {}{}", diagnosis.flight_recorder_dumps.front(),
+                             diagnosis.flight_recorder_dumps.size() > 1
+                               ? fmt::format(" and {} more", diagnosis.flight_recorder_dumps.size() - 1)
+                               : std::string()));
   }
 }
 

@@ -110,6 +110,23 @@ RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input)
     return memory_retry(spec, input);
   }
   RetryDecision decision;
+  if (diagnose::is_hang_failure(input.category)) {
+    // A stuck peer, link or file system is often gone on the next
+    // allocation; the same hang twice in one run is the job's own.
+    const auto& earlier = input.earlier_categories;
+    if (std::find(earlier.begin(), earlier.end(), input.category) != earlier.end()) {
+      decision.reason = fmt::format("{}: the run hung before; a hang that comes back is the job's own (read the "
+                                    "silent ranks' stacks and the NCCL flight-recorder dumps)",
+                                    input.category);
+    } else {
+      decision.kind = RetryKind::unchanged;
+      decision.spec = spec;
+      decision.reason = fmt::format("{}: resubmitting unchanged once (a hang is often transient: a stuck peer, "
+                                    "link or file system)",
+                                    input.category);
+    }
+    return decision;
+  }
   if (is_infrastructure_failure(input.category)) {
     if (input.retry_infra) {
       decision.kind = RetryKind::unchanged;

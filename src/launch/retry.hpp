@@ -15,7 +15,8 @@ namespace lg::launch {
 enum class RetryKind {
   none,       // do not retry; `reason` says why
   with_fix,   // resubmit with `spec` (a fix applied)
-  unchanged,  // resubmit the same job (infrastructure failure + --retry-infra)
+  unchanged,  // resubmit the same job (infrastructure failure + --retry-infra,
+              // or a run's first hang)
 };
 
 struct RetryDecision
@@ -32,6 +33,7 @@ struct RetryInput
   std::string category;          // diagnosis category (diagnose/category.hpp)
   std::string suggested_change;  // diagnosis's fix id, may be empty
   std::vector<std::string> fixes_tried;  // fix ids of earlier attempts
+  std::vector<std::string> earlier_categories;  // diagnoses of the attempts before this one
   bool retry_infra = false;      // --retry-infra
 };
 

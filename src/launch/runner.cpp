@@ -112,6 +112,9 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
     if (!attempt.fix.empty()) {
       input.fixes_tried.push_back(attempt.fix);
     }
+    if (attempt.number != last.number) {
+      input.earlier_categories.push_back(attempt.category);
+    }
   }
   const RetryDecision decision = decide_retry(spec, input);
   if (decision.kind == RetryKind::none) {

@@ -12,6 +12,7 @@
 #include "launch/run_state.hpp"
 #include "slurm/client.hpp"
 #include "watch/clock.hpp"
+#include "watch/progress.hpp"
 #include "watch/session.hpp"
 
 #include <nlohmann/json.hpp>
@@ -66,6 +67,17 @@ struct RunOptions
   // it still runs, after this grace: the other ranks would otherwise hang in
   // NCCL until the watchdog fires, burning GPU-hours.
   std::chrono::milliseconds failure_grace{std::chrono::seconds(60)};
+  // Hangs (watch/progress.hpp): while Slurm says RUNNING and no iteration
+  // line advanced for the rule's threshold, the attempt is reported as
+  // hang_no_progress; after hang_grace more without progress the job is
+  // cancelled (unless hang_cancel is off) and the retry policy decides. The
+  // default grace, 6 minutes, puts the cancel (at 11 minutes of silence with
+  // the 5-minute floor) after the 10-minute NCCL watchdog timeout Megatron
+  // sets by default, so a hang inside a collective leaves its flight-recorder
+  // dump first (TORCH_NCCL_DUMP_ON_TIMEOUT).
+  watch::HangRule hang;
+  std::chrono::milliseconds hang_grace{std::chrono::minutes(6)};
+  bool hang_cancel = true;
   // A job Slurm stops knowing (neither squeue nor sacct, while both answer)
   // for this long is reported as vanished and its attempt ends.
   std::chrono::milliseconds vanish_after{std::chrono::minutes(10)};

@@ -29,6 +29,9 @@ TEST_CASE("category: kinds decide the retry ladder")
   CHECK_FALSE(is_failure("none"));
   CHECK_FALSE(is_failure(""));
   CHECK(kind_of(Category::none) == CategoryKind::verdict);
+  CHECK(is_hang_failure("hang_no_progress"));  // its own policy: resubmitted once, unchanged
+  CHECK_FALSE(is_hang_failure("nccl_timeout"));
+  CHECK_FALSE(is_infrastructure_failure("hang_no_progress"));
 }
 
 TEST_CASE("category: the shipped catalogue gives every failure category a default fix")

@@ -56,6 +56,20 @@ TEST_CASE("retry: config errors are never retried; infrastructure only with --re
   CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::unchanged);
 }
 
+TEST_CASE("retry: a run's first hang is resubmitted unchanged without --retry-infra; a second hang stops the run")
+{
+  const auto spec = lg::testing::llama3_70b_sft();
+  lg::launch::RetryInput input;
+  input.category = "hang_no_progress";
+  input.earlier_categories = {"cuda_oom_fragmentation"};
+  const auto first = lg::launch::decide_retry(spec, input);
+  CHECK(first.kind == lg::launch::RetryKind::unchanged);
+  CHECK(first.fix.empty());
+  input.earlier_categories.push_back("hang_no_progress");
+  const auto second = lg::launch::decide_retry(spec, input);
+  CHECK(second.kind == lg::launch::RetryKind::none);
+  CHECK(second.reason.find("hung before") != std::string::npos);
+}
 
 TEST_CASE("retry: a capacity OOM with fused attention never spends an attempt on core_attn recompute")
 {

@@ -169,6 +169,98 @@ TEST_CASE("runner: a config error is not retried and ends the run failed")
   CHECK(state.attempts[0].category == "cpu_offload_with_pp");
 }
 
+// Megatron-LM megatron/training/training.py training_log(): " iteration {:8d}/{:8d} |" …
+std::string megatron_iterations(long first, long last)
+{
+  std::string text;
+  for (long i = first; i <= last; ++i) {
+    text += " [2026-08-22 15:22:22.123456] iteration " + std::to_string(i) +
+            "/     100 | consumed samples: 32 | elapsed time per iteration (ms): 500.0 | lm loss: 2.0 |\n";
+  }
+  return text;
+}
+
+TEST_CASE("runner: a hang is reported, cancelled after the grace, diagnosed hang_no_progress and retried unchanged once")
+{
+  Fixture f;
+  f.options.hang.floor = std::chrono::seconds(30);
+  f.options.hang_grace = std::chrono::seconds(10);
+  f.client.script_next_submission({JobState::running});  // runs until cancelled
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", megatron_iterations(1, 7));
+  f.write_log("1001", megatron_iterations(1, 100));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  CHECK(f.client.cancelled() == std::vector<std::string>{"1000"});
+  REQUIRE(f.client.submissions().size() == 2);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  REQUIRE(state.attempts.size() == 2);
+  CHECK(state.attempts[0].category == "hang_no_progress");
+  CHECK(state.attempts[1].fix.empty());  // unchanged
+  int hangs = 0;
+  for (const auto& record : journal.records()) {
+    if (record.type == "hang") {
+      ++hangs;
+      CHECK(record.data.at("last_iteration") == 7);
+      CHECK(record.data.at("threshold_s") == 30.0);
+    }
+    if (record.type == "cancel_requested") {
+      CHECK(record.data.at("reason") == "hang_no_progress");
+    }
+  }
+  CHECK(hangs == 1);  // reported once, not on every look
+}
+
+TEST_CASE("runner: with hang cancelling off a hang is only reported, and beats the time limit it ran into")
+{
+  Fixture f;
+  f.options.max_attempts = 1;
+  f.options.hang.floor = std::chrono::seconds(30);
+  f.options.hang_cancel = false;
+  // Queries at 3, 8, 16, 28.8, 49.3, 82 s (the session's backoff), then TIMEOUT.
+  f.client.script_next_submission({JobState::running, JobState::running, JobState::running, JobState::running,
+                                   JobState::running, JobState::running, JobState::timeout});
+  f.write_log("1000", megatron_iterations(1, 7));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(f.client.cancelled().empty());
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  REQUIRE(state.attempts.size() == 1);
+  CHECK(state.attempts[0].last_state == "TIMEOUT");
+  CHECK(state.attempts[0].category == "hang_no_progress");
+}
+
+TEST_CASE("runner: iterations that come back within the grace end the hang report; nothing is cancelled")
+{
+  Fixture f;
+  f.options.max_attempts = 1;
+  f.options.hang.floor = std::chrono::seconds(30);
+  f.options.hang_grace = std::chrono::seconds(60);
+  f.client.script_next_submission({JobState::running, JobState::running, JobState::running, JobState::running,
+                                   JobState::running, JobState::running, JobState::completed});
+  f.write_log("1000", megatron_iterations(1, 7));
+  // The trainer goes on (a slow checkpoint save, say) right after the report.
+  f.context.progress = [&f](const std::string& line) {
+    f.lines.push_back(line);
+    if (line.find("hang_no_progress") != std::string::npos) {
+      f.write_log("1000", megatron_iterations(1, 100));
+    }
+  };
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  CHECK(f.client.cancelled().empty());
+  bool resumed = false;
+  for (const auto& record : journal.records()) {
+    resumed = resumed || record.type == "progress_resumed";
+  }
+  CHECK(resumed);
+}
+
 TEST_CASE("runner: detach returns after submission; a later drive finishes the run")
 {
   Fixture f;
