@@ -34,7 +34,9 @@ bool keys_known(const ScriptJob& job, const std::string& rule)
     const auto& p = job.spec.parallelism;
     const bool tp = job.key_known("parallelism.tp");
     const bool cp = job.key_known("parallelism.cp");
-    return job.megatron && ((tp && cp) || (tp && p.tp > 1) || (cp && p.cp > 1)) && job.key_known("training.fsdp")
+    // Megatron-DeepSpeed's megatron/arguments.py has no such assertion.
+    return job.megatron && !megatron_deepspeed(job) && ((tp && cp) || (tp && p.tp > 1) || (cp && p.cp > 1))
+           && job.key_known("training.fsdp")
            && job.key_known("training.overlap_moe_expert_parallel_comm");
   }
   if (rule == "env.nccl_ub_expandable_segments") {
@@ -128,16 +130,22 @@ std::string assumed_note(const ScriptJob& job)
   return out;
 }
 
-// Insert `export NAME=value` on its own line before the launch line.
-Edit insert_export(const ScriptModel& model, const Launch& launch, const std::string& name, const std::string& value)
+// Insert `export NAME=value` on its own line before the launch line; no edit
+// when the launch is not a top-level command of its own line
+// (insert_before_launch).
+void insert_export(const ScriptModel& model, const Launch& launch, const std::string& name, const std::string& value,
+                   AuditFinding& finding)
 {
   const int begin = model.commands[static_cast<std::size_t>(launch.command)].begin;
-  const int line = model.line_begin(model.line_of(begin));
+  const int line = insert_before_launch(model, launch, false);
+  if (line < 0) {
+    return;
+  }
   std::string indent;
   for (int i = line; i < begin && (model.text[static_cast<std::size_t>(i)] == ' ' || model.text[static_cast<std::size_t>(i)] == '\t'); ++i) {
     indent += model.text[static_cast<std::size_t>(i)];
   }
-  return Edit{line, line, indent + "export " + name + "=" + value + "\n"};
+  finding.edits.push_back(Edit{line, line, indent + "export " + name + "=" + value + "\n"});
 }
 
 void missing_variables(FindingContext& context, const env::JobFeatures& f)
@@ -159,7 +167,7 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
                   f.tp, f.cp, config::to_string(f.generation))
         + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
-    finding.edits.push_back(insert_export(context.model, *job.launch, k_cdmc, "1"));
+    insert_export(context.model, *job.launch, k_cdmc, "1", finding);
   }
   if (job.env("NCCL_GRAPH_REGISTER") == nullptr && script_expandable(job) && f.cuda_graphs != config::CudaGraphs::none
       && keys_known(job, "env.nccl_graph_register")) {
@@ -171,7 +179,7 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
                   config::to_string(f.cuda_graphs),
                   te ? "Megatron asserts it must be 0 \"to avoid illegal memory access\"" : "graph capture risks an illegal memory access"),
       "export NCCL_GRAPH_REGISTER=0 before the launch line", at);
-    finding.edits.push_back(insert_export(context.model, *job.launch, "NCCL_GRAPH_REGISTER", "0"));
+    insert_export(context.model, *job.launch, "NCCL_GRAPH_REGISTER", "0", finding);
   }
 }
 

@@ -119,33 +119,6 @@ std::string script_terms(std::string fix)
 
 namespace {
 
-// Megatron-DeepSpeed (or DeepSpeed under a Megatron-style program): ZeRO
-// shards the optimizer, DeepSpeed's PipelineModule places layers by
-// --pp-partition-method (no divisibility rule), and Megatron-LM's own
-// performance advice (VPP, SP, distributed optimizer) does not apply.
-bool megatron_deepspeed(const ScriptJob& job)
-{
-  if (job.launch->has("deepspeed")) {
-    return true;
-  }
-  std::string program = job.launch->program ? job.launch->program->text() : "";
-  std::transform(program.begin(), program.end(), program.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  if (program.find("deepspeed") != std::string::npos) {
-    return true;
-  }
-  for (const auto& w : job.launch->args) {
-    const std::string& t = w.text();
-    if (w.known
-        && (t == "--deepspeed" || t.starts_with("--deepspeed_config") || t.starts_with("--deepspeed-config")
-            || t.starts_with("--zero-stage") || t.starts_with("--pp-partition-method")
-            || t == "--deepspeed-activation-checkpointing")) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // What the estimator does not model in this job (config/not_modelled.hpp:
 // the Megatron-LM reader noted the flags and the program; a Megatron-DeepSpeed
 // launch is noted here), in one sentence; empty when everything is modelled.
@@ -202,6 +175,33 @@ bool megatron_lm_only(const std::string& rule)
 
 } // namespace
 
+// Megatron-DeepSpeed (or DeepSpeed under a Megatron-style program): ZeRO
+// shards the optimizer, DeepSpeed's PipelineModule places layers by
+// --pp-partition-method (no divisibility rule), and Megatron-LM's own
+// performance advice (VPP, SP, distributed optimizer) does not apply.
+bool megatron_deepspeed(const ScriptJob& job)
+{
+  if (job.launch->has("deepspeed")) {
+    return true;
+  }
+  std::string program = job.launch->program ? job.launch->program->text() : "";
+  std::transform(program.begin(), program.end(), program.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (program.find("deepspeed") != std::string::npos) {
+    return true;
+  }
+  for (const auto& w : job.launch->args) {
+    const std::string& t = w.text();
+    if (w.known
+        && (t == "--deepspeed" || t.starts_with("--deepspeed_config") || t.starts_with("--deepspeed-config")
+            || t.starts_with("--zero-stage") || t.starts_with("--pp-partition-method")
+            || t == "--deepspeed-activation-checkpointing")) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void job_findings(FindingContext& context)
 {
   const ScriptJob& job = context.job;
@@ -214,7 +214,10 @@ void job_findings(FindingContext& context)
   }
   const bool deepspeed = megatron_deepspeed(job);
   const std::string unmodelled = unmodelled_memory_settings(job, deepspeed);
-  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque
+  // Every key known: a parallel size or batch the script leaves unknown
+  // (set in a branch, or by the caller) is taken as Megatron's default by
+  // the reader, and a verdict on that default would be a guess.
+  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
                          && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty();
   estimate::Estimate estimate;
   if (estimable) {
