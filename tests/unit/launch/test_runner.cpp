@@ -1,5 +1,6 @@
 #include "diagnose/catalogue.hpp"
 #include "diagnose/matcher.hpp"
+#include "launch/job_source.hpp"
 #include "launch/journal.hpp"
 #include "launch/run_state.hpp"
 #include "launch/runner.hpp"
@@ -8,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -276,6 +278,55 @@ TEST_CASE("runner: detach returns after submission; a later drive finishes the r
   const auto second = lg::launch::drive_run(journal, f.options, f.context);
   CHECK(second.outcome == "succeeded");
   CHECK(f.client.submissions().size() == 1);
+}
+
+TEST_CASE("runner: a job carrying a secret: the attempt script and every journal record are 0600, whatever the umask")
+{
+  // Issue 10: an [env] token went into run_created (the job file's text) and
+  // attempt-1/job.sbatch with mode 0644. The token has the Hugging Face
+  // format (hf_ + 34 letters) that lg::secrets recognises.
+  Fixture f;
+  const std::string token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567";
+  f.spec.env.emplace_back("HF_TOKEN", token);
+  f.context.render = [](const lg::config::JobSpec& s) {
+    std::string script = "#!/bin/bash\n";
+    for (const auto& [name, value] : s.env) {
+      script += "export " + name + "='" + value + "'\n";
+    }
+    return script;
+  };
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  const mode_t old_umask = ::umask(0);
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec,
+                        lg::launch::job_source(f.dir / "job.toml", "[env]\nHF_TOKEN = \"" + token + "\"\n", {}, {}),
+                        f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  ::umask(old_umask);
+  CHECK(outcome.outcome == "succeeded");
+  const auto runner_mode_of = [](const fs::path& path) {
+    struct stat info{};
+    REQUIRE(::stat(path.c_str(), &info) == 0);
+    return info.st_mode & 07777U;
+  };
+  const auto runner_text_of = [](const fs::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const fs::path script = journal.dir() / "attempt-1" / "job.sbatch";
+  CHECK(runner_text_of(script).find(token) != std::string::npos);  // the file really holds it
+  CHECK(runner_mode_of(script) == 0600U);
+  CHECK(runner_mode_of(script.parent_path()) == 0700U);
+  bool token_in_a_record = false;
+  std::size_t records = 0;
+  for (const auto& entry : fs::directory_iterator(journal.dir() / "records")) {
+    ++records;
+    token_in_a_record = token_in_a_record || runner_text_of(entry.path()).find(token) != std::string::npos;
+    CHECK(runner_mode_of(entry.path()) == 0600U);
+  }
+  CHECK(records >= 3);
+  CHECK(token_in_a_record);
 }
 
 TEST_SUITE_END();
