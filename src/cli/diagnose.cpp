@@ -13,11 +13,13 @@
 #include "cli/output.hpp"
 #include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
+#include "env/flight_recorder.hpp"
 #include "launch/retry.hpp"
 #include "preflight/judge.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 #include "util/terminal.hpp"
+#include "watch/flight_recorder_dumps.hpp"
 
 #include <fmt/format.h>
 
@@ -46,6 +48,7 @@ struct JobFacts
   std::vector<Diagnostic> errors;  // the job's error findings (allocator_config_error, …)
   std::optional<config::JobSpec> spec;  // the judged job (--job)
   std::string job_file;
+  std::string dump_prefix;  // the job's TORCH_NCCL_DEBUG_INFO_TEMP_FILE (--job)
 };
 
 JobFacts make_context(const ParsedArgs& parsed)
@@ -68,6 +71,7 @@ JobFacts make_context(const ParsedArgs& parsed)
     facts.errors = judged.errors();
     facts.spec = judged.spec;
     facts.job_file = job_args.positional.front();
+    facts.dump_prefix = env::flight_recorder_dump_prefix(judged.environment);
   }
   return facts;
 }
@@ -132,6 +136,9 @@ nlohmann::json to_json(const diagnose::Diagnosis& diagnosis)
       entry["host"] = event.host;
     }
     consequences.push_back(std::move(entry));
+  }
+  if (!diagnosis.flight_recorder_dumps.empty()) {
+    document["flight_recorder_dumps"] = diagnosis.flight_recorder_dumps;
   }
   if (!consequences.empty()) {
     document["consequences"] = std::move(consequences);
@@ -201,6 +208,14 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
   if (failed) {
     fmt::print("{} {}\n", colorize(global.color, "bold", "retry:"), d.retryable ? "yes" : "no");
   }
+  if (!d.flight_recorder_dumps.empty()) {
+    const auto& first = d.flight_recorder_dumps.front();
+    fmt::print("{} {}{} — read them with: python -m torch.distributed.flight_recorder.fr_trace {} --prefix {}\n",
+               colorize(global.color, "bold", "NCCL flight-recorder dumps:"), printable(first),
+               d.flight_recorder_dumps.size() > 1 ? fmt::format(" and {} more", d.flight_recorder_dumps.size() - 1) : "",
+               printable(std::filesystem::path(first).parent_path().string()),
+               printable(std::string(env::k_flight_recorder_file_prefix)));
+  }
   if (!d.consequences.empty()) {
     fmt::print("{} {}\n", colorize(global.color, "dim", "also seen (consequences):"),
                fmt::join(d.consequences, ", "));
@@ -233,6 +248,14 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
   diagnose::Diagnosis diagnosis =
     diagnose::diagnose_scan(scan_log_files(parsed.positional, matcher), matcher, facts.context);
   fix_from_job(diagnosis, facts);
+  if (diagnose::is_failure(diagnosis.category)) {
+    std::vector<std::filesystem::path> logs;
+    std::copy_if(parsed.positional.begin(), parsed.positional.end(), std::back_inserter(logs),
+                 [](const std::string& file) { return file != "-"; });
+    for (const auto& dump : watch::flight_recorder_dumps(logs, facts.dump_prefix)) {
+      diagnosis.flight_recorder_dumps.push_back(dump.string());
+    }
+  }
   if (global.json) {
     nlohmann::json document = to_json(diagnosis);
     if (parsed.vars.count("job") != 0) {

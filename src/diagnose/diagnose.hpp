@@ -70,6 +70,9 @@ struct Diagnosis
   std::vector<Event> consequence_events;  // the lines behind them, in time order (capped)
   std::optional<int> first_failing_rank;  // the rank of the deciding line, when the log shows it
   std::string host;  // the host of the deciding line (the node to exclude for hardware), or empty
+  // NCCL flight-recorder dump files found next to the logs (filled by the
+  // caller, which may list directories; watch/flight_recorder_dumps.hpp).
+  std::vector<std::string> flight_recorder_dumps;
 };
 
 // Return true if `state` is a Slurm state of a job that did not succeed.

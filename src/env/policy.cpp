@@ -5,6 +5,7 @@
 #include "env/policy.hpp"
 
 #include "env/allocator_conf.hpp"
+#include "env/flight_recorder.hpp"
 
 #include <array>
 
@@ -30,6 +31,7 @@ JobFeatures features_of(const config::JobSpec& spec)
   f.fine_grained_offloading = t.fine_grained_activation_offloading;
   f.comm_overlap = t.tp_comm_overlap || t.overlap_grad_reduce;
   f.nvfp4 = t.precision == config::Precision::nvfp4;
+  f.flight_recorder_prefix = flight_recorder_prefix(spec.launch);
   return f;
 }
 
@@ -248,6 +250,9 @@ constexpr std::array k_rows = {
   PolicyRow{"NCCL_IGNORE_CPU_AFFINITY", cpu_affinity_row},
   PolicyRow{"NCCL_P2P_NET_CHUNKSIZE", p2p_chunk_row},
   PolicyRow{"NVTE_ALLOW_NONDETERMINISTIC_ALGO", nondeterministic_row},
+  PolicyRow{"TORCH_NCCL_TRACE_BUFFER_SIZE", flight_recorder_buffer_row},
+  PolicyRow{"TORCH_NCCL_DUMP_ON_TIMEOUT", flight_recorder_dump_row},
+  PolicyRow{"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", flight_recorder_file_row},
 };
 
 } // namespace

@@ -32,6 +32,9 @@ struct JobFeatures
   bool fine_grained_offloading = false;
   bool comm_overlap = false;  // TP or DP communication overlap
   bool nvfp4 = false;
+  // Where the NCCL flight recorder's dumps go (env/flight_recorder.hpp);
+  // empty: PyTorch's default.
+  std::string flight_recorder_prefix;
   // Filled by compose() after the layers are merged: whether the final
   // PYTORCH_CUDA_ALLOC_CONF has expandable_segments:True.
   bool expandable_segments = false;

@@ -5,12 +5,15 @@
 
 #include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
+#include "env/compose.hpp"
+#include "env/flight_recorder.hpp"
 #include "preflight/judge.hpp"
 #include "launch/retry.hpp"
 #include "render/render.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 #include "util/log_reader.hpp"
+#include "watch/flight_recorder_dumps.hpp"
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
@@ -297,6 +300,16 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                     logged == diagnose::to_string(diagnose::Category::slurm_time_limit))) {
     explain_hang(diagnosis, *live.hang, context.matcher->catalogue());
   }
+  if (diagnose::is_failure(diagnosis.category)) {
+    const auto logs = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
+                                           context.submit_dir);
+    const std::string prefix = env::flight_recorder_dump_prefix(env::compose(spec, {}));
+    const fs::path dump_prefix = prefix.empty() || fs::path(prefix).is_absolute() ? fs::path(prefix)
+                                                                                  : context.submit_dir / prefix;
+    for (const auto& dump : watch::flight_recorder_dumps(logs, dump_prefix.string())) {
+      diagnosis.flight_recorder_dumps.push_back(dump.string());
+    }
+  }
   nlohmann::json evidence = nlohmann::json::array();
   for (const auto& e : diagnosis.evidence) {
     evidence.push_back({{"file", e.file}, {"line", e.line}, {"text", e.text}});
@@ -307,7 +320,8 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"fix", diagnosis.fix},
                                {"suggested_change", diagnosis.suggested_change},
                                {"retryable", diagnosis.retryable},
-                               {"evidence", evidence}});
+                               {"evidence", evidence},
+                               {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
   const bool completed = last_state == "COMPLETED";
   const std::string outcome = to_string(completed                  ? AttemptResult::completed
                                         : last_state == "VANISHED" ? AttemptResult::vanished
@@ -318,6 +332,12 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     const auto& e = diagnosis.evidence.front();
     say(context, fmt::format("  evidence: {}:{}: {}", e.file, e.line, e.text.substr(0, 200)));
     say(context, fmt::format("  fix: {}", diagnosis.fix));
+  }
+  if (!diagnosis.flight_recorder_dumps.empty()) {
+    say(context, fmt::format("  NCCL flight-recorder dumps: {}{}", diagnosis.flight_recorder_dumps.front(),
+                             diagnosis.flight_recorder_dumps.size() > 1
+                               ? fmt::format(" and {} more", diagnosis.flight_recorder_dumps.size() - 1)
+                               : std::string()));
   }
 }
 

@@ -78,6 +78,7 @@ const std::map<std::string_view, Field>& field_types()
     {"evidence", Field::array},       {"sbatch_args", Field::strings},
     {"exclude", Field::strings},      {"silent_ranks", Field::array},
     {"silent_for_s", Field::number},  {"threshold_s", Field::number},
+    {"flight_recorder_dumps", Field::strings},
   };
   return types;
 }

@@ -196,6 +196,33 @@ TEST_CASE("GPU- and model-specific rows")
   CHECK(compose_value(spec, "NVTE_ALLOW_NONDETERMINISTIC_ALGO") == "0");
 }
 
+TEST_CASE("NCCL flight recorder: on, dumping on timeout, the dumps next to the logs when that place is known")
+{
+  // ProcessGroupNCCL.hpp: TORCH_NCCL_TRACE_BUFFER_SIZE > 0 turns the recorder on and
+  // TORCH_NCCL_DUMP_ON_TIMEOUT dumps on a watchdog timeout; FlightRecorder.hpp's
+  // DebugInfoWriter writes c10::str(TORCH_NCCL_DEBUG_INFO_TEMP_FILE, rank).
+  auto spec = testing::minimal_job_spec();
+  spec.launch.output = "logs/%x-%j.out";
+  CHECK(compose_value(spec, "TORCH_NCCL_TRACE_BUFFER_SIZE") == "2000");
+  CHECK(compose_value(spec, "TORCH_NCCL_DUMP_ON_TIMEOUT") == "1");
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "logs/nccl_trace_rank_");
+  spec.launch.output = "/scratch/me/%x-%j.out";
+  spec.launch.workdir = "/work/me";
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "/scratch/me/nccl_trace_rank_");
+  // A relative log path under another workdir: Slurm and the trainer would
+  // resolve it from different directories, so PyTorch's default stays.
+  spec.launch.output = "logs/%x-%j.out";
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "<absent>");
+  spec.launch.workdir = ".";
+  spec.launch.output = "logs/%j/rank-%t.out";  // a directory per job
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "<absent>");
+  spec.launch.output = "job-%j.out";
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "nccl_trace_rank_");
+  // The user's [env] wins: 0 turns the recorder off.
+  spec.env = {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "0"}};
+  CHECK(compose_value(spec, "TORCH_NCCL_TRACE_BUFFER_SIZE") == "0");
+}
+
 TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning guide's environment")
 {
   const auto environment = env::compose(testing::llama3_70b_sft(), {});
@@ -212,6 +239,9 @@ TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning g
     "TORCH_NCCL_HIGH_PRIORITY=1",
     "NCCL_P2P_NET_CHUNKSIZE=2097152",
     "NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
+    "TORCH_NCCL_TRACE_BUFFER_SIZE=2000",
+    "TORCH_NCCL_DUMP_ON_TIMEOUT=1",
+    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=logs/nccl_trace_rank_",
   };
   CHECK(lines == expected);
   for (const auto& v : environment.variables) {
