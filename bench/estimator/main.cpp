@@ -135,7 +135,8 @@ void print_stats(const std::string& name, const std::vector<const Row*>& rows)
               100 * s.signed_median);
 }
 
-// The source document's table: Llama3-70B SFT, 32x H100, FP8 current
+// The Megatron Bridge memory-tuning guide's table (NVIDIA/skills
+// skills/nemo-mbridge-perf-memory-tuning/SKILL.md:181-200): Llama3-70B SFT, 32x H100, FP8 current
 // scaling, MBS1 GBS32 seq 4096, decimal GB from Bridge's memory report.
 // Before Megatron Bridge PR #3169 (2026-04-09, "report memory on 2nd
 // iteration") that report ran once, after iteration 1, and printed
@@ -151,7 +152,7 @@ void document_rows(const std::string& root)
   try {
     base = lg::config::load_job_file(root + "/examples/llama3-70b-sft-h100.toml", options);
   } catch (const std::exception& e) {
-    std::printf("\nsource document rows: cannot load the example: %s\n", e.what());
+    std::printf("\nmemory-tuning guide rows: cannot load the example: %s\n", e.what());
     return;
   }
   struct DocRow
@@ -166,7 +167,7 @@ void document_rows(const std::string& root)
                          {"TP4 PP8 VPP5 DP1", 4, 8, 5, 53.2},
                          {"TP8 PP4 VPP5 DP1", 8, 4, 5, 50.2},
                          {"TP4 PP4 VPP10 DP2", 4, 4, 10, 60.2}};
-  std::printf("\nsource document rows (examples/llama3-70b-sft-h100.toml, first-iteration "
+  std::printf("\nmemory-tuning guide rows (examples/llama3-70b-sft-h100.toml, first-iteration "
               "allocated peak of pp rank 0, decimal GB):\n");
   lg::estimate::Options o;
   double baseline = 0;

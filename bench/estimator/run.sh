@@ -2,8 +2,8 @@
 # Build bench_estimator and run it on measured peak-memory records.
 #   bench/estimator/run.sh [MEASUREMENTS.json] [bench args…]
 # The measurements are not part of the repository: give the file as the first
-# argument, or point LG_DEV_DATA at the development data directory (its
-# memory_measurements_dev.json is used). Without either, the benchmark says it
+# argument, or point LG_DEV_DATA at the development data directory (its first
+# memory_measurements_*.json is used). Without either, the benchmark says it
 # is skipped and exits 0, so bench/run-all passes on a fresh clone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -18,7 +18,8 @@ if [ "$#" -gt 0 ] && [[ "$1" == *.json ]]; then
     data=$1
     shift
 elif [ -n "${LG_DEV_DATA:-}" ]; then
-    data="$LG_DEV_DATA/memory_measurements_dev.json"
+    data=$(find "$LG_DEV_DATA" -maxdepth 1 -name 'memory_measurements_*.json' | sort | head -n 1)
+    data=${data:-$LG_DEV_DATA/memory_measurements_*.json}
 fi
 if [ -z "$data" ]; then
     echo "estimator accuracy: skipped (no measurements: pass MEASUREMENTS.json or set LG_DEV_DATA to the development data directory)"

@@ -46,7 +46,8 @@ void simulate(int jobs, int minutes)
     }
     return clock.now() - start < std::chrono::minutes(minutes);
   });
-  // A naive launcher: one squeue per job every 10 s (launchers.md §3).
+  // A naive launcher: one squeue per job every 10 s (torchx's `--wait` polls
+  // each job every second; the complaints: submitit#1759, Snakemake-Profiles/slurm#74).
   const double naive = static_cast<double>(jobs) * 6.0;
   fmt::print("simulated {:>3} job(s), {} min: {:>3} queries in all, {:.2f}/min average, {} in the first minute; "
              "naive per-job polling every 10 s: {:.0f}/min\n",

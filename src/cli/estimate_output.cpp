@@ -125,7 +125,7 @@ void print_estimate(const GlobalOptions& global, const config::JobSpec& spec, co
   }
   fmt::print("\n{}\n", verdict_line(global, e));
   if (!e.what_if.empty()) {
-    fmt::print("\nwhat if (source document's fixes, each re-estimated):\n");
+    fmt::print("\nwhat if (the Megatron Bridge memory-tuning guide's fixes, each re-estimated):\n");
     fmt::print("  {:<22} {:>11} {:>11}  {}\n", "fix", "peak", "saves", "throughput cost");
     for (const auto& w : e.what_if) {
       fmt::print("  {:<22} {:>11} {:>11}  {}\n", w.fix, format_bytes(w.peak_bytes), format_bytes(w.saves_bytes),

@@ -9,6 +9,7 @@
 #include "cli/output.hpp"
 #include "diagnose/diagnose.hpp"
 #include "launch/journal.hpp"
+#include "slurm/job_status.hpp"
 #include "util/error.hpp"
 #include "watch/session.hpp"
 
@@ -34,6 +35,27 @@ bool is_job_id(const std::string& text)
   }
   return end == text.size()
          || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
+}
+
+// What `watch JOB_ID…` last saw of one job: Slurm's state, or that the job
+// vanished (unknown to Slurm for --vanish-after), or nothing yet.
+struct WatchedJobState
+{
+  bool seen = false;
+  bool vanished = false;
+  slurm::JobState state = slurm::JobState::unknown;
+
+  friend bool operator==(const WatchedJobState&, const WatchedJobState&) = default;
+};
+
+// As printed and in --json: Slurm's spelling, "VANISHED", or "" before the
+// first answer.
+std::string watched_job_state_text(const WatchedJobState& job)
+{
+  if (job.vanished) {
+    return "VANISHED";
+  }
+  return job.seen ? std::string(slurm::to_string(job.state)) : std::string();
 }
 
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
@@ -70,10 +92,10 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   watch::Session session(live.context.query, watch::Clock::real(), session_options);
-  std::map<std::string, std::string> last;
+  std::map<std::string, WatchedJobState> last;
   for (const auto& id : ids) {
     session.add(id);
-    last[id] = "";
+    last[id] = WatchedJobState{};
   }
   session.run(
     [&](const watch::Cycle& cycle) {
@@ -83,17 +105,16 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
                                 : std::string("Slurm answers again"));
       }
       for (const auto& update : cycle.updates) {
-        std::string state(slurm::to_string(update.status.out_of_memory() ? slurm::JobState::out_of_memory
-                                                                         : update.status.state));
+        WatchedJobState seen{true, update.vanished,
+                             update.status.out_of_memory() ? slurm::JobState::out_of_memory : update.status.state};
         if (update.vanished) {
-          state = "VANISHED";
           live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
                                             "it vanished (wrong id, or ended long ago)",
                                             update.id, std::chrono::duration<double>(update.missing_for).count()));
-        } else if (state != last[update.id]) {
-          live.context.progress(fmt::format("job {} {}", update.id, state));
+        } else if (seen != last[update.id]) {
+          live.context.progress(fmt::format("job {} {}", update.id, watched_job_state_text(seen)));
         }
-        last[update.id] = state;
+        last[update.id] = seen;
       }
       return true;
     },
@@ -104,16 +125,17 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   nlohmann::json jobs = nlohmann::json::array();
   bool all_completed = true;
   for (const auto& id : ids) {
-    jobs.push_back({{"job_id", id}, {"state", last[id]}});
-    all_completed = all_completed && last[id] == "COMPLETED";
+    const WatchedJobState& job = last[id];
+    jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
+    all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
     if (!global.json) {
-      fmt::print("job {}: {}\n", id, last[id]);
+      fmt::print("job {}: {}\n", id, watched_job_state_text(job));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
   if (parsed.vars.count("log") != 0) {
     const auto files = parsed.vars["log"].as<std::vector<std::string>>();
-    const std::string state = ids.size() == 1 ? last[ids.front()] : std::string();
+    const std::string state = ids.size() == 1 ? watched_job_state_text(last[ids.front()]) : std::string();
     const auto diagnosis =
       diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
     document["category"] = diagnosis.category;

@@ -6,7 +6,7 @@
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
 #include "util/input.hpp"
-#include "util/nesting.hpp"
+#include "util/toml_text.hpp"
 
 #include <fmt/format.h>
 
@@ -19,18 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-toml::table parse_toml(std::string_view text, const std::string& display_name)
+toml::table parse_job_toml(std::string_view text, const std::string& display_name)
 {
-  refuse_deep_toml(text, display_name);
-  try {
-    return toml::parse(text, std::string_view(display_name));
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    InputError error("{}:{}:{}: invalid TOML: {}", display_name, where.line, where.column,
-                     e.description());
-    error.hint = "check quoting, brackets and '=' on that line";
-    throw error;
-  }
+  return parse_toml_text(text, display_name, "check quoting, brackets and '=' on that line");
 }
 
 std::string read_file(const fs::path& path, std::string_view what = "job file")
@@ -89,7 +80,7 @@ void apply_model_preset(TomlReader& reader, const toml::node& preset_node, const
     return;
   }
   const std::string text = read_file(path, "model preset");
-  const toml::table table = parse_toml(text, path.string());
+  const toml::table table = parse_job_toml(text, path.string());
   const std::string job_file = reader.file();
   reader.set_file(path.string());
   std::vector<Section> model_only;
@@ -219,7 +210,7 @@ std::vector<std::pair<std::string, fs::path>> list_presets(const LoadOptions& op
 GpuSpec load_gpu_preset(const fs::path& path)
 {
   const std::string text = read_file(path, "GPU preset");
-  const toml::table table = parse_toml(text, path.string());
+  const toml::table table = parse_job_toml(text, path.string());
   GpuSpec gpu;
   gpu.name = path.stem().string();
   JobSpec scratch;
@@ -251,7 +242,7 @@ void resolve_gpu(JobSpec& spec, const LoadOptions& options)
 
 JobSpec load_job_text(std::string_view text, const std::string& display_name, const LoadOptions& options)
 {
-  return load_job_table(parse_toml(text, display_name), display_name, options);
+  return load_job_table(parse_job_toml(text, display_name), display_name, options);
 }
 
 JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options)

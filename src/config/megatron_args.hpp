@@ -1,6 +1,8 @@
 // A JobSpec from a Megatron-LM command line (`python pretrain_gpt.py
 // --tensor-model-parallel-size 4 …`), with Megatron's own defaults for
-// anything not given. Flag names: rules_and_env.md section E.
+// anything not given. Flag names: Megatron-LM
+// megatron/training/arguments.py and argument_utils.py:95-107,160-212 (dataclass
+// field name with `_` → `-`, `--no-` for a field that defaults to True).
 #pragma once
 
 #include "config/job_spec.hpp"

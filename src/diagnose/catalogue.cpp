@@ -7,7 +7,7 @@
 
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
-#include "util/nesting.hpp"
+#include "util/toml_text.hpp"
 
 #include <fmt/format.h>
 #include <re2/re2.h>
@@ -206,19 +206,6 @@ CategoryInfo Reader::category(const toml::table& table) const
   return info;
 }
 
-toml::table parse_toml(std::string_view text, const std::string& display_name)
-{
-  refuse_deep_toml(text, display_name);
-  try {
-    return toml::parse(text, std::string_view(display_name));
-  } catch (const toml::parse_error& e) {
-    const auto& where = e.source().begin;
-    InputError error("{}:{}:{}: invalid TOML: {}", display_name, where.line, where.column,
-                     e.description());
-    error.hint = "patterns are easiest to write as 'literal strings' (no escapes)";
-    throw error;
-  }
-}
 
 void read_categories(const Reader& reader, const toml::node& node, Catalogue& catalogue)
 {
@@ -278,7 +265,8 @@ const std::vector<std::string>& fact_names()
 
 Catalogue parse_catalogue(std::string_view text, const std::string& display_name)
 {
-  const toml::table root = parse_toml(text, display_name);
+  const toml::table root =
+    parse_toml_text(text, display_name, "patterns are easiest to write as 'literal strings' (no escapes)");
   const Reader reader(display_name);
   reader.check_keys(root, k_top_keys, "the catalogue");
   Catalogue catalogue;

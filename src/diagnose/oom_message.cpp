@@ -1,5 +1,6 @@
-// Parsing PyTorch OOM messages with the reference regexes of
-// failure_signatures.md §1.2 (RE2: linear time on any input).
+// Parsing PyTorch OOM messages (pytorch/pytorch
+// c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator::malloc) with RE2
+// (linear time on any input).
 #include "diagnose/oom_message.hpp"
 
 #include "util/bytes.hpp"

@@ -1,6 +1,9 @@
 // The numbers of a PyTorch CUDA caching-allocator OOM message, in every
-// format PyTorch has printed (failure_signatures.md §1.1), and the rule that
-// tells fragmentation from capacity from another process (§1.2).
+// format PyTorch has printed (pytorch/pytorch c10/cuda/CUDACachingAllocator.cpp,
+// THC's THCCachingAllocator before 1.4), and the rule that tells fragmentation
+// from capacity from another process: PyTorch raises the OOM only after
+// releasing every unsplit cached block, so memory "reserved but unallocated"
+// then is stranded in partly used segments.
 #pragma once
 
 #include <optional>

@@ -1,5 +1,4 @@
-// CUDA_DEVICE_MAX_CONNECTIONS, decided the way rules_and_env.md A.2 says
-// Megatron Bridge decides it ([MB] scripts/performance/utils/overrides.py:248-263),
+// CUDA_DEVICE_MAX_CONNECTIONS, decided the way Megatron Bridge decides it ([MB] scripts/performance/utils/overrides.py:248-263),
 // with the hard overlays from MLM and Bridge: never 1 under FSDP; exactly 1
 // for TP/CP on pre-Blackwell (an MLM assertion) unless FSDP or EP A2A overlap.
 #include "env/policy.hpp"

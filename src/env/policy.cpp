@@ -1,4 +1,5 @@
-// The rows of rules_and_env.md table A.1 that a job's features decide. Rows
+// The environment-policy rows that a job's features decide (each row cites
+// its upstream source). Rows
 // the JobSpec cannot decide yet (HybridEP NVLink domain, GTP node priority,
 // deterministic mode) and deployment-owned fabric settings (NCCL_NET_GDR_*)
 // are deliberately absent; users set those in [env].

@@ -1,4 +1,5 @@
-// The environment policy of rules_and_env.md section A.1 as a table: one row
+// The environment policy (Megatron-LM, Megatron Bridge, NCCL; each row
+// cites upstream) as a table: one row
 // per variable, each row a function from the job's features to a decision
 // (value, rule id, reason, upstream citation) or "not set for this job".
 // compose.cpp layers the user's values on top; hard_rules.cpp checks them.

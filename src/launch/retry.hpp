@@ -1,6 +1,6 @@
 // The retry ladder: given why an attempt failed, decide whether another
 // attempt can help and with which change. The memory ladder follows the
-// source document's order, each step re-estimated before it is chosen and
+// Megatron Bridge memory-tuning guide's order, each step re-estimated before it is chosen and
 // skipped when it does not apply or is predicted not to fit. Pure.
 #pragma once
 

@@ -1,5 +1,6 @@
-// The source document's measured trade-offs as advice (memory-tuning.md
-// "Quick Decision", "Measured Results", "A Note on VPP"; rules_and_env.md C).
+// The measured trade-offs of the Megatron Bridge memory-tuning guide (NVIDIA/skills
+// skills/nemo-mbridge-perf-memory-tuning/SKILL.md: "Quick Decision", "Measured
+// Results", "A Note on VPP") and the other Bridge performance skills, as advice.
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>
@@ -80,18 +81,18 @@ std::optional<Finding> optimizer_offload_cost(const Context& ctx)
 constexpr Rule k_rules[] = {
   {"advice.avoid_tp_increase", Severity::advice,
    "increasing TP to save memory cost -28% on Llama3 70B",
-   "memory-tuning.md \"Quick Decision\" 4, \"Strategy comparison\"", avoid_tp_increase},
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:62-63 (Quick Decision 4),181-200", avoid_tp_increase},
   {"advice.pp_at_cost_of_dp", Severity::advice,
    "PP bought with DP costs ~6% (Llama3 70B, PP 4 -> 8, DP 2 -> 1)",
-   "memory-tuning.md \"Quick Decision\" 5, \"Strategy comparison\"", pp_at_cost_of_dp},
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:64-65 (Quick Decision 5),181-200", pp_at_cost_of_dp},
   {"advice.mlp_recompute_cost", Severity::advice,
    "mlp recompute saves ~3 GB for ~16% utilization on Llama3 70B",
-   "memory-tuning.md \"Quick Decision\" 6; rules_and_env.md C.1", mlp_recompute_cost},
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:66-67 (Quick Decision 6); [SK] nemo-mbridge-perf-activation-recompute/card.yaml", mlp_recompute_cost},
   {"advice.vpp_not_memory_fix", Severity::advice, "VPP is not a memory fix",
-   "memory-tuning.md \"A Note on VPP\"", vpp_not_memory_fix},
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:143-158 (A Note on VPP)", vpp_not_memory_fix},
   {"advice.optimizer_offload_cost", Severity::advice,
    "optimizer CPU offload: ~3.8 GB per 25% for 1.9x-4.2x iteration time",
-   "[SK] nemo-mbridge-perf-cpu-offloading/card.yaml:122-178 (rules_and_env.md C.2)",
+   "[SK] nemo-mbridge-perf-cpu-offloading/card.yaml:122-178",
    optimizer_offload_cost},
 };
 

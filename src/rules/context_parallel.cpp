@@ -1,4 +1,4 @@
-// Context parallelism rules (rules_and_env.md B.6, B.12 packing multiple, C.6).
+// Context parallelism rules (each cites its upstream source).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

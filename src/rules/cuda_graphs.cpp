@@ -1,4 +1,4 @@
-// CUDA graph rules (rules_and_env.md B.10, C.4). The NCCL_GRAPH_REGISTER /
+// CUDA graph rules (each cites its upstream source). The NCCL_GRAPH_REGISTER /
 // expandable_segments rule is an environment rule and lives in src/env.
 #include "rules/rule.hpp"
 

@@ -1,5 +1,5 @@
 // EP all-to-all communication overlap (overlap_moe_expert_parallel_comm) and
-// delayed wgrad compute (rules_and_env.md B.8).
+// delayed wgrad compute (each rule cites upstream).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

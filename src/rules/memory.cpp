@@ -106,13 +106,13 @@ std::optional<Finding> borderline(const Context& ctx)
 
 constexpr Rule k_rules[] = {
   {"memory.oom", Severity::error, "the estimated per-GPU peak exceeds the GPU's capacity",
-   "launchguard estimate (memory-tuning.md \"Failure Diagnosis\")", oom},
+   "launchguard estimate ([SK] nemo-mbridge-perf-memory-tuning/SKILL.md:284-294, Failure Diagnosis)", oom},
   {"memory.not_modelled", Severity::warning,
    "the job uses a feature that changes memory and that the estimator does not model",
    "launchguard estimate (not_modelled)", not_modelled},
   {"memory.borderline", Severity::warning,
    "the estimated per-GPU peak is close to the GPU's capacity",
-   "launchguard estimate (memory-tuning.md \"Quick Decision\")", borderline},
+   "launchguard estimate ([SK] nemo-mbridge-perf-memory-tuning/SKILL.md:49-68, Quick Decision)", borderline},
 };
 
 } // namespace

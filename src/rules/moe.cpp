@@ -1,4 +1,4 @@
-// Expert parallelism / MoE rules (rules_and_env.md B.7, B.5 ep_tp_needs_sp).
+// Expert parallelism / MoE rules (each cites its upstream source).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

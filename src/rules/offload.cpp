@@ -1,5 +1,6 @@
 // Activation (layer) CPU offloading and optimizer CPU offloading
-// (rules_and_env.md B.3; the Megatron Bridge memory-tuning guide's "CPU offloading: blocked").
+// (each rule cites upstream; the Megatron Bridge memory-tuning guide's "CPU offloading:
+// blocked", NVIDIA/skills skills/nemo-mbridge-perf-memory-tuning/SKILL.md:201-211).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>
@@ -139,8 +140,8 @@ constexpr Rule k_rules[] = {
    "[ML] megatron/core/transformer/transformer_config.py:1884-1889", layers_range},
   {"offload.cpu_offloading_with_pp", Severity::error,
    "activation CPU offloading needs pp = 1",
-   "[ML] megatron/core/transformer/transformer_config.py:1891-1894 (memory-tuning.md: "
-   "transformer_config.py:1303-1306)",
+   "[ML] megatron/core/transformer/transformer_config.py:1891-1894; "
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:201-211,246-254",
    with_pp},
   {"offload.cpu_offloading_with_recompute", Severity::error,
    "activation CPU offloading does not work with activation recompute",

@@ -1,5 +1,5 @@
 // Optimizer, distributed optimizer, FSDP and DP overlap flags
-// (rules_and_env.md B.9 optimizer dtypes, B.11; memory-tuning.md
+// (each rule cites upstream; the Megatron Bridge memory-tuning guide's
 // "Parallelism resizing").
 #include "rules/rule.hpp"
 
@@ -214,7 +214,7 @@ constexpr Rule k_rules[] = {
    nccl_ub_needs_sharding},
   {"optimizer.distributed_optimizer_off", Severity::advice,
    "the distributed optimizer shards optimizer state across DP for ~1-2%",
-   "memory-tuning.md \"Parallelism resizing\"; [ML] docs/user-guide/features/"
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:90-100 (Parallelism resizing); [ML] docs/user-guide/features/"
    "dist_optimizer.md:15-19",
    distributed_optimizer_off},
   {"optimizer.fsdp_tp_on_hopper", Severity::advice, "prefer FSDP with tp 1 or 2 on H100",

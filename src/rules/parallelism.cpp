@@ -1,4 +1,4 @@
-// Parallelism divisibility and world-size rules (rules_and_env.md B.1).
+// Parallelism divisibility and world-size rules (each cites its upstream source).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

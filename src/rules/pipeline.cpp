@@ -1,5 +1,5 @@
-// Virtual pipeline (interleaved schedule) rules (rules_and_env.md B.2 and the
-// source document's "VPP config and layer divisibility validation").
+// Virtual pipeline (interleaved schedule) rules (each cites upstream; the Megatron
+// Bridge memory-tuning guide's "VPP config and layer divisibility validation").
 #include "rules/rule.hpp"
 
 #include "util/error.hpp"
@@ -212,7 +212,7 @@ constexpr Rule k_rules[] = {
   {"pipeline.vpp_layers_divisible", Severity::error,
    "layers per pipeline rank (first/last/middle stage with uneven PP) must be divisible by vpp",
    "[ML] megatron/core/transformer/transformer_config.py:2306-2317,2325-2336,2355-2368 "
-   "(memory-tuning.md: transformer_config.py:1581-1592); "
+   "([SK] nemo-mbridge-perf-memory-tuning/SKILL.md:255-271); "
    "megatron/core/transformer/transformer_block.py get_num_layers_to_build (even PP)",
    vpp_layers_divisible},
   {"pipeline.vpp_microbatch_range", Severity::error,

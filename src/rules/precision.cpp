@@ -1,5 +1,5 @@
 // FP8 / FP4 recipes against the GPU generation, FP8 GEMM shapes and FP8
-// parameter gather (rules_and_env.md B.9; Transformer Engine support checks).
+// parameter gather (Megatron-LM and Transformer Engine support checks).
 #include "rules/rule.hpp"
 
 #include "util/strings.hpp"

@@ -1,4 +1,4 @@
-// Activation recompute rules (rules_and_env.md B.4).
+// Activation recompute rules (each cites its upstream source).
 #include "rules/rule.hpp"
 
 #include <fmt/core.h>

@@ -1,5 +1,5 @@
 // Sequence parallelism, TP communication overlap and the LoRA + SP input
-// re-gather of the Megatron Bridge memory-tuning guide (rules_and_env.md B.5).
+// re-gather of the Megatron Bridge memory-tuning guide (each rule cites upstream).
 #include "rules/rule.hpp"
 
 #include "util/strings.hpp"
@@ -168,13 +168,13 @@ constexpr Rule k_rules[] = {
    "[SK] nemo-mbridge-recipe-recommender/SKILL.md:242-243", recommended_with_tp},
   {"sequence_parallel.lora_input_regather", Severity::advice,
    "LoRA + SP: sequence_parallel_input_regather saves memory (measured 1.6-10%)",
-   "memory-tuning.md \"PEFT + sequence-parallel input re-gather\"; [MB] "
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:105-134; [MB] "
    "src/megatron/bridge/peft/lora.py:118-124",
    lora_input_regather},
   {"sequence_parallel.lora_regather_fallback", Severity::warning,
    "sequence_parallel_input_regather is set but falls back to the normal path",
-   "[MB] src/megatron/bridge/peft/utils.py:1109-1148; memory-tuning.md \"Compatibility and "
-   "Constraints\"",
+   "[MB] src/megatron/bridge/peft/utils.py:1109-1148; "
+   "[SK] nemo-mbridge-perf-memory-tuning/SKILL.md:159-173",
    lora_regather_fallback},
 };
 

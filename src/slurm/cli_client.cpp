@@ -2,8 +2,9 @@
 // them through util/process with a timeout, and hands the output to the pure
 // parsers in parse.cpp.
 //
-// Polling load: query() is one sacct call for all ids (launchers.md §3: sites
-// complain about per-job polling). sacct runs without -X so that job steps
+// Polling load: query() is one sacct call for all ids (sites complain
+// about per-job polling: submitit#1759, Snakemake-Profiles/slurm#74,
+// ComparativeGenomicsToolkit/cactus#67). sacct runs without -X so that job steps
 // come back too: under srun a step killed by the cgroup OOM handler is
 // OUT_OF_MEMORY while the job itself ends FAILED (captured on Slurm 22.05).
 // squeue is asked only for ids sacct does not know yet (the record reaches

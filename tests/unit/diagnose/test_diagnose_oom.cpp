@@ -1,5 +1,6 @@
 // PyTorch OOM messages of every format, parsed for their numbers, and the
-// fragmentation / capacity / other-process rule (failure_signatures.md §1.2).
+// fragmentation / capacity / other-process rule (src/diagnose/oom_message.hpp;
+// the formats are pytorch/pytorch c10/cuda/CUDACachingAllocator.cpp's).
 #include "diagnose/diagnose.hpp"
 #include "diagnose/oom_message.hpp"
 

@@ -1,5 +1,5 @@
 // Root-cause ordering: the first cause wins, across ranks and files; symptoms
-// of another rank's failure never do (failure_signatures.md, ordering list).
+// of another rank's failure never do (the causal ranks of signatures/default.toml).
 #include "diagnose/diagnose.hpp"
 #include "diagnose/timestamp.hpp"
 

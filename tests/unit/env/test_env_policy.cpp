@@ -1,4 +1,4 @@
-// Each policy row of rules_and_env.md A.1/A.2, decided across GPU generation
+// Each policy row of src/env/policy.cpp (and connections.cpp), decided across GPU generation
 // x parallelism x features.
 #include "env/compose.hpp"
 #include "env/policy.hpp"

@@ -86,7 +86,8 @@ TEST_CASE("estimate: first stage has the embedding, last stage the logits")
 
 TEST_CASE("estimate: 70B case is borderline without expandable segments, lower with them")
 {
-  // The source document: OOM from fragmentation, passed with expandable
+  // The Megatron Bridge memory-tuning guide (NVIDIA/skills
+  // skills/nemo-mbridge-perf-memory-tuning/SKILL.md:181-200): OOM from fragmentation, passed with expandable
   // segments. With the fp8 group's error band neither edge is certain, so
   // both are borderline (never oom: the run passed).
   const auto spec = llama3_70b_recipe();

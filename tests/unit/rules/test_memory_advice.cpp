@@ -12,7 +12,8 @@ namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
-// The source document's baseline OOM: 58.8 GiB allocated, fragmentation on
+// The Megatron Bridge memory-tuning guide's baseline OOM (NVIDIA/skills
+// skills/nemo-mbridge-perf-memory-tuning/SKILL.md:181-200): 58.8 GiB allocated, fragmentation on
 // top, expandable_segments as the first fix.
 estimate::Estimate oom_estimate(estimate::Verdict verdict)
 {
