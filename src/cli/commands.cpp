@@ -27,8 +27,9 @@ const std::array k_commands = {
   CommandSpec{"estimate", "estimate JOB.toml… [--jsonl FILE|-] | estimate [--gpu G --nodes N] -- MEGATRON_ARGS…",
               "per-GPU memory per pipeline stage, verdict, what-if table of fixes", run_estimate},
   CommandSpec{"tune",
-              "tune JOB.toml [--free DIMS] | tune --model PRESET --gpu GPU --gpus N [--seq S] [--gbs B] "
-              "[--task pretrain|sft|lora] [--precision P] [--top K] [--write-job FILE]",
+              "tune JOB.toml [--free DIMS] | tune --model PRESET|--hf-config PATH --gpu GPU --gpus N [--seq S] [--gbs B] "
+              "[--task pretrain|sft|lora] [--precision P] [--top K] [--write-job FILE] [--bridge-config FILE] "
+              "[--bridge-override KEY=VALUE…]",
               "search TP/PP/VPP/CP/EP/MBS/recompute layouts, ranked by predicted throughput", run_tune},
   CommandSpec{"env", "env JOB.toml [--explain] [--format sh|json] [--set NAME=VALUE…]",
               "the composed job environment, each variable with why it is set", run_env},

@@ -33,6 +33,8 @@ int run_convert(const GlobalOptions& global, const std::vector<std::string>& arg
     throw error;
   }
   const config::JobSpec spec = load_job(parsed);
+  const std::string header =
+    fmt::format("Written by `launchguard convert --to toml` from {}: every key explicit.", spec.source_file);
   std::vector<std::string> words;
   std::vector<std::string> lossy;
   if (to == "bridge-overrides") {
@@ -43,7 +45,7 @@ int run_convert(const GlobalOptions& global, const std::vector<std::string>& arg
   if (global.json) {
     nlohmann::json out = {{"to", to}, {"not_carried", lossy}};
     if (to == "toml") {
-      out["text"] = config::job_to_toml(spec);
+      out["text"] = config::job_to_toml(spec, header);
     } else {
       out["words"] = words;
     }
@@ -54,7 +56,7 @@ int run_convert(const GlobalOptions& global, const std::vector<std::string>& arg
     std::cerr << "launchguard: note: not carried: " << note << "\n";
   }
   if (to == "toml") {
-    fmt::print("{}", config::job_to_toml(spec));
+    fmt::print("{}", config::job_to_toml(spec, header));
   } else if (to == "bridge-overrides") {
     for (const auto& word : words) {
       fmt::print("{}\n", shell_quote(word));

@@ -175,6 +175,13 @@ static config::JobSpec bridge_base_job(const std::string& source)
   return spec;
 }
 
+bool has_job_inputs_besides_file(const ParsedArgs& parsed)
+{
+  const auto& v = parsed.vars;
+  return !parsed.passthrough.empty() || v.count("bridge-config") != 0 || v.count("bridge-override") != 0
+         || v.count("hf-config") != 0;
+}
+
 config::JobSpec load_job(const ParsedArgs& parsed)
 {
   JobSource source;
@@ -196,11 +203,13 @@ config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source)
   const auto bridge_line =
     parsed.passthrough.empty() ? std::nullopt : config::read_bridge_command_line(parsed.passthrough);
   config::JobSpec spec;
-  const bool own_job = !source.path.empty() || !source.json_line.empty();
+  const bool own_job = !source.path.empty() || !source.json_line.empty() || !source.toml_text.empty();
   if (!source.path.empty()) {
     spec = config::load_job_file(source.path, options);
   } else if (!source.json_line.empty()) {
     spec = config::load_job_json(source.json_line, source.display, options);
+  } else if (!source.toml_text.empty()) {
+    spec = config::load_job_text(source.toml_text, source.display, options);
   } else if (!parsed.passthrough.empty() && !bridge_line) {
     config::MegatronArgsOptions megatron;
     spec = config::job_from_megatron_args(parsed.passthrough, megatron);

@@ -42,20 +42,29 @@ struct ExitRequest
   int code = 0;
 };
 
-// Load the job named by `parsed`: the TOML file in positional[0], or the
-// Megatron command line in passthrough. Throws InputError (exit 2) on bad
-// input, with file:line:column and a hint.
+// Load the job named by `parsed`, layer by layer (ARCHITECTURE.md
+// "Decisions"): the TOML file in positional[0], a Megatron-LM command line in
+// passthrough, or Bridge/Hugging Face inputs alone; then --bridge-config, the
+// Bridge recipe words, --bridge-override and the cluster options. Throws
+// InputError (exit 2) on bad input, with file:line:column and a hint.
 config::JobSpec load_job(const ParsedArgs& parsed);
 
-// What one job of a batch is read from (cli/job_batch.hpp): a job file, or one
-// JSON object line named `display` ("<stdin>:3"). The other inputs of
-// `parsed` (--hf-config, Bridge inputs, --gpu/--nodes) layer on each as on
+// Whether `parsed` names a job without JOB.toml: Bridge inputs, a command line
+// after `--`, or --hf-config.
+bool has_job_inputs_besides_file(const ParsedArgs& parsed);
+
+// What the job is read from when not positional[0]: a job file, one JSON
+// object line of a batch (cli/job_batch.hpp) named `display` ("<stdin>:3"),
+// or a job file's text made by the command itself (tune's job from --model or
+// --hf-config and --gpus) named `display` ("tune --model"). The other inputs
+// of `parsed` (--hf-config, Bridge inputs, --gpu/--nodes) layer on each as on
 // the one job file of load_job(parsed).
 struct JobSource
 {
   std::string path;       // a job file (TOML); empty for a JSON line
   std::string json_line;  // one JSON object, when path is empty
-  std::string display;    // the JSON line's name for locations
+  std::string toml_text;  // a generated job file, when path and json_line are empty
+  std::string display;    // the JSON line's or the text's name for locations
 };
 config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source);
 

@@ -8,9 +8,9 @@
 #include "cli/job_input.hpp"
 #include "cli/output.hpp"
 #include "cli/throughput_output.hpp"
+#include "config/job_writer.hpp"
 #include "config/loader.hpp"
 #include "preflight/judge.hpp"
-#include "tune/job_writer.hpp"
 #include "tune/search.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bytes.hpp"
@@ -52,17 +52,19 @@ std::string precision_word(std::string word)
   return word;
 }
 
-// The job of `tune --model …`: a generated job file through the ordinary
-// loader, so presets and every check apply.
-config::JobSpec model_job(const ParsedArgs& parsed)
+// The job of `tune --model …` or `tune --hf-config …`: a generated job file
+// read by the ordinary job loader, so presets, Bridge inputs and every check
+// apply (the Hugging Face config comes in as --hf-config, under the file).
+JobSource model_job(const ParsedArgs& parsed)
 {
   const auto& v = parsed.vars;
+  const bool preset = v.count("model") != 0;
   if (v.count("gpu") == 0 || v.count("gpus") == 0) {
-    UsageError error("tune: --model needs --gpu and --gpus");
+    UsageError error("tune: --{} needs --gpu and --gpus", preset ? "model" : "hf-config");
     error.hint = "e.g. launchguard tune --model llama3-70b --gpu h100-80gb --gpus 64";
     throw error;
   }
-  const std::string model = v["model"].as<std::string>();
+  const std::string model = preset ? v["model"].as<std::string>() : "hf";
   const std::string gpu = v["gpu"].as<std::string>();
   const config::LoadOptions options = load_options(parsed);
   const config::GpuSpec gpu_info = config::load_gpu_preset(config::find_preset(options, "gpus", gpu));
@@ -75,8 +77,10 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     error.hint = "give --gpus as a whole number of nodes, or set --gpus-per-node";
     throw error;
   }
-  std::string text = fmt::format("[job]\nname = {}\n[model]\npreset = {}\n", tune::toml_string("tune-" + model),
-                                 tune::toml_string(model));
+  std::string text = fmt::format("[job]\nname = {}\n[model]\n", config::toml_string("tune-" + model));
+  if (preset) {
+    text += fmt::format("preset = {}\n", config::toml_string(model));
+  }
   if (v.count("seq") != 0) {
     text += fmt::format("seq_length = {}\n", v["seq"].as<int>());
   }
@@ -87,8 +91,8 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     text += fmt::format("global_batch_size = {}\n", std::max(gpus, 256));
   }
   text += fmt::format("precision = {}\n",
-                      tune::toml_string(precision_word(v.count("precision") != 0 ? v["precision"].as<std::string>()
-                                                                                 : "bf16")));
+                      config::toml_string(precision_word(v.count("precision") != 0 ? v["precision"].as<std::string>()
+                                                                                   : "bf16")));
   const std::string task = v.count("task") != 0 ? v["task"].as<std::string>() : "pretrain";
   if (task == "lora") {
     text += "[peft]\nmethod = \"lora\"\n";
@@ -96,9 +100,12 @@ config::JobSpec model_job(const ParsedArgs& parsed)
     UsageError error("tune: --task must be pretrain, sft or lora, got '{}'", task);
     throw error;
   }
-  text += fmt::format("[cluster]\ngpu = {}\nnodes = {}\ngpus_per_node = {}\n", tune::toml_string(gpu),
+  text += fmt::format("[cluster]\ngpu = {}\nnodes = {}\ngpus_per_node = {}\n", config::toml_string(gpu),
                       gpus / per_node, per_node);
-  return config::load_job_text(text, "tune --model", options);
+  JobSource source;
+  source.toml_text = text;
+  source.display = preset ? "tune --model" : "tune --hf-config";
+  return source;
 }
 
 // Command-line values over a job file's: they count as set, so they are kept.
@@ -121,8 +128,8 @@ void apply_overrides(const ParsedArgs& parsed, config::JobSpec& spec)
     spec.training.global_batch_size = v["gbs"].as<int>();
   }
   if (v.count("precision") != 0 || v.count("task") != 0) {
-    UsageError error("tune: --precision and --task go with --model; a job file sets them itself");
-    error.hint = "edit [training] precision / [peft] method in the job file";
+    UsageError error("tune: --precision and --task go with --model or --hf-config; a job sets them itself");
+    error.hint = "edit [training] precision / [peft] method in the job file (or mixed_precision / peft in Bridge inputs)";
     throw error;
   }
   (void)here;
@@ -265,20 +272,32 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
     ("force", "overwrite the --write-job file if it exists");
   const ParsedArgs parsed = parse_args("tune", options, args);
   const auto& v = parsed.vars;
+  // The model: a job file, --model, or --hf-config without a job file or a
+  // Bridge YAML (then --gpu/--gpus say the rest); Bridge inputs layer on any.
   const bool job_file = !parsed.positional.empty();
-  if (job_file == (v.count("model") != 0)) {
-    UsageError error("tune: give a job file or --model, not {}", job_file ? "both" : "neither");
+  const bool generated = v.count("model") != 0
+                         || (v.count("hf-config") != 0 && !job_file && v.count("bridge-config") == 0);
+  const bool other_inputs = job_file || has_job_inputs_besides_file(parsed);
+  if (job_file && v.count("model") != 0) {
+    UsageError error("tune: give a job file or --model, not both");
     error.hint = "launchguard tune JOB.toml, or launchguard tune --model PRESET --gpu GPU --gpus N";
     throw error;
   }
-  config::JobSpec spec = job_file ? load_job(parsed) : model_job(parsed);
-  if (job_file) {
+  if (!generated && !other_inputs) {
+    UsageError error("tune: give a job file, --model or --hf-config, or Megatron Bridge inputs");
+    error.hint = "launchguard tune JOB.toml, or launchguard tune --model PRESET --gpu GPU --gpus N";
+    throw error;
+  }
+  config::JobSpec spec = generated ? load_job(parsed, model_job(parsed)) : load_job(parsed);
+  if (!generated) {
     apply_overrides(parsed, spec);
   }
+  // What the job's inputs set is kept (a generated job sets no layout; Bridge
+  // inputs on it may), the rest is searched.
   tune::Request request;
   request.free = tune::free_dimensions(spec, v.count("free") != 0 ? split_list(v["free"].as<std::string>())
                                                                   : std::vector<std::string>{},
-                                       job_file);
+                                       true);
   request.expandable_segments = preflight::expandable_segments_on(spec);
   request.base = spec;
   const tune::Result result = tune::search(request);
@@ -302,7 +321,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
     const tune::Candidate& chosen = result.candidates[static_cast<std::size_t>(pick - 1)];
     const config::JobSpec out = tune::spec_of(request, result, chosen);
     write_file_atomically(
-        path, tune::job_toml(out, fmt::format("Written by launchguard tune: rank {} of {} candidates, {}\n"
+        path, config::job_to_toml(out, fmt::format("Written by launchguard tune: rank {} of {} candidates, {}\n"
                                               "predicted {:.0f} TFLOP/s/GPU, {:.0f} tokens/s/GPU",
                                               pick, result.candidates.size(),
                                               tune::describe(chosen.layout, result.recompute_choices),

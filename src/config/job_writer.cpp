@@ -21,6 +21,7 @@ std::string quoted(const std::string& text)
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
@@ -82,11 +83,19 @@ std::string pattern_text(const std::vector<int>& pattern)
 
 } // namespace
 
-std::string job_to_toml(const JobSpec& spec)
+std::string toml_string(const std::string& text)
+{
+  return quoted(text);
+}
+
+std::string job_to_toml(const JobSpec& spec, const std::string& comment)
 {
   std::ostringstream o;
   const auto& m = spec.model;
-  o << "# Written by `launchguard convert --to toml` from " << spec.source_file << ": every key explicit.\n";
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);) {
+    o << "# " << line << "\n";
+  }
   o << "[job]\nname = " << quoted(spec.name) << "\n\n";
   o << "[model]\n";
   o << "num_layers = " << m.num_layers << "\nhidden_size = " << m.hidden_size << "\nffn_hidden_size = " << m.ffn_hidden_size
@@ -371,6 +380,43 @@ std::vector<std::string> job_to_megatron_args(const JobSpec& spec, std::vector<s
   if (t.optimizer.cpu_offload_fraction > 0) {
     flag("optimizer-cpu-offload");
     value("optimizer-offload-fraction", fmt::format("{}", t.optimizer.cpu_offload_fraction));
+  }
+    if (!p.pipeline_layout.empty()) {
+    value("pipeline-model-parallel-layout", p.pipeline_layout);
+  }
+  if (p.microbatch_group_size_per_vp_stage > 0) {
+    integer("microbatch-group-size-per-virtual-pipeline-stage", p.microbatch_group_size_per_vp_stage);
+  }
+  const std::pair<bool, const char*> split_and_wgrad[] = {
+    {p.account_for_embedding_in_pipeline_split, "account-for-embedding-in-pipeline-split"},
+    {p.account_for_loss_in_pipeline_split, "account-for-loss-in-pipeline-split"},
+    {t.defer_embedding_wgrad_compute, "defer-embedding-wgrad-compute"},
+  };
+  for (const auto& [on, name] : split_and_wgrad) {
+    if (on) {
+      flag(name);
+    }
+  }
+  if (t.wgrad_deferral_limit > 0) {
+    integer("wgrad-deferral-limit", t.wgrad_deferral_limit);
+  }
+  if (!t.offload_modules.empty()) {
+    flag("offload-modules");
+    a.insert(a.end(), t.offload_modules.begin(), t.offload_modules.end());
+  }
+  if (t.cross_entropy_fusion != "none") {
+    flag("cross-entropy-loss-fusion");
+    value("cross-entropy-fusion-impl", t.cross_entropy_fusion);
+  }
+  if (t.optimizer.distributed_instances > 1) {
+    integer("num-distributed-optimizer-instances", t.optimizer.distributed_instances);
+  }
+  for (const auto& part : t.frozen) {
+    if (part == "language_model" || part == "vision_model") {
+      flag(part == "language_model" ? "freeze-LM" : "freeze-ViT");
+    } else {
+      lossy.emplace_back(fmt::format("frozen {}: Megatron-LM has no command-line flag to freeze it", part));
+    }
   }
   if (spec.peft.method != "none") {
     lossy.emplace_back(fmt::format("peft {} (rank {}): Megatron-LM's own scripts have no LoRA flags", spec.peft.method, spec.peft.rank));

@@ -12,8 +12,13 @@
 
 namespace lg::config {
 
-// Every key of the job file schema, explicit (no preset), in schema order.
-std::string job_to_toml(const JobSpec& spec);
+// Every key of the job file schema, explicit (no preset), in schema order,
+// headed by `comment` as "# " lines (none when empty). Loading the text gives
+// the same job (`convert --to toml`, `tune --write-job`).
+std::string job_to_toml(const JobSpec& spec, const std::string& comment);
+
+// `text` as a TOML basic string, quotes and escapes included.
+std::string toml_string(const std::string& text);
 
 // The ConfigContainer overrides of bridge_settings_from_job, one `key=value` per entry.
 std::vector<std::string> job_to_bridge_overrides(const JobSpec& spec);

@@ -5,9 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace lg::config {
 
@@ -491,6 +493,60 @@ std::vector<int> parse_moe_layer_freq(const std::string& text, int num_layers)
   return pattern;
 }
 
+namespace {
+
+// Read every flag of `flags` into `spec`, as job_from_megatron_args does.
+void read_megatron_flags(const FlagMap& flags, JobSpec& spec)
+{
+  Reader reader(flags, spec);
+  read_model(reader, spec);
+  read_parallelism(reader, spec);
+  read_moe_mla(reader, spec);
+  read_training(reader, spec);
+  read_memory_features(reader, spec);
+}
+
+// The flag name of `word` ("--seq-length=4096" -> "seq-length").
+std::string flag_name(const std::string& word)
+{
+  const auto eq = word.find('=');
+  return word.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+}
+
+} // namespace
+
+MegatronCommand split_megatron_command(const std::vector<std::string>& argv)
+{
+  JobSpec scratch;
+  read_megatron_flags(collect_flags(argv), scratch);
+  std::set<std::string> keyed;
+  for (const auto& [key, where] : scratch.locations) {
+    const auto index = static_cast<std::size_t>(where.column);
+    if (where.file == "command line" && index >= 1 && index <= argv.size() && is_flag(argv[index - 1])) {
+      keyed.insert(flag_name(argv[index - 1]));
+    }
+  }
+  // The program ends at the training script (`torchrun --nproc-per-node 8
+  // pretrain_gpt.py`), or else before the first flag.
+  const auto script = std::find_if(argv.begin(), argv.end(), [](const std::string& w) { return w.ends_with(".py"); });
+  MegatronCommand command;
+  if (script != argv.end()) {
+    command.program.assign(argv.begin(), script + 1);
+  }
+  for (auto it = script == argv.end() ? argv.begin() : script + 1; it != argv.end(); ++it) {
+    const std::string& word = *it;
+    if (is_flag(word)) {
+      const std::string name = flag_name(word);
+      command.flags.push_back({name, {word}, keyed.count(name) != 0});
+    } else if (command.flags.empty()) {
+      command.program.push_back(word);
+    } else {
+      command.flags.back().words.push_back(word);
+    }
+  }
+  return command;
+}
+
 JobSpec job_from_megatron_args(const std::vector<std::string>& argv, const MegatronArgsOptions& options)
 {
   JobSpec spec;
@@ -502,13 +558,7 @@ JobSpec job_from_megatron_args(const std::vector<std::string>& argv, const Megat
   spec.cluster.gpu = options.gpu;
   spec.cluster.nodes = options.nodes;
   spec.cluster.gpus_per_node = options.gpus_per_node;
-  const FlagMap flags = collect_flags(argv);
-  Reader reader(flags, spec);
-  read_model(reader, spec);
-  read_parallelism(reader, spec);
-  read_moe_mla(reader, spec);
-  read_training(reader, spec);
-  read_memory_features(reader, spec);
+  read_megatron_flags(collect_flags(argv), spec);
   if (spec.model.num_layers == 0 || spec.model.hidden_size == 0 || spec.model.num_attention_heads == 0) {
     InputError error("the command line lacks --num-layers, --hidden-size or --num-attention-heads");
     error.hint = "give the Megatron-LM model flags after `--`, e.g. -- python pretrain_gpt.py --num-layers 32 …";

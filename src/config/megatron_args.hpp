@@ -26,6 +26,25 @@ struct MegatronArgsOptions
 JobSpec job_from_megatron_args(const std::vector<std::string>& argv,
                                const MegatronArgsOptions& options);
 
+// A Megatron-LM command split for writing it again: the program (the words up
+// to the training script, `torchrun --nproc-per-node 8 pretrain_gpt.py`; with
+// no `*.py` word, those before the first flag), then each flag with its
+// values, marked when job_from_megatron_args reads it into a job key (every
+// occurrence of such a flag is marked). Throws InputError on a malformed value
+// of a flag it reads, as job_from_megatron_args does.
+struct MegatronCommand
+{
+  struct Flag
+  {
+    std::string name;                // without the dashes or an inline "=value"
+    std::vector<std::string> words;  // the flag word and its values
+    bool sets_job_key = false;
+  };
+  std::vector<std::string> program;
+  std::vector<Flag> flags;
+};
+MegatronCommand split_megatron_command(const std::vector<std::string>& argv);
+
 // Parse a --moe-layer-freq value: "1", "2", "[0,1,1]", "([0]*3+[1]*58)".
 // Returns one 0/1 per layer (empty = every layer MoE). Throws InputError.
 std::vector<int> parse_moe_layer_freq(const std::string& text, int num_layers);

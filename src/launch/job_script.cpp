@@ -53,6 +53,16 @@ fs::path resolve_template(const config::JobSpec& spec, const std::vector<fs::pat
 std::string render_job_script(const config::JobSpec& spec, const env::Environment& environment,
                               const std::vector<fs::path>& template_dirs)
 {
+  // A Megatron-LM job's launch line is written from the job (render); a
+  // Bridge job's is its own command, which nothing else can supply.
+  if (spec.launch.command.empty() && spec.launch.framework != config::Framework::megatron_lm) {
+    InputError error("launch.command is empty: a Megatron Bridge job runs its recipe script, and launchguard "
+                     "ships no recipe");
+    error.hint = "set [launch] command = [\"python\", \"scripts/training/run_recipe.py\", \"--recipe\", \"…\"] "
+                 "(or give the recipe command line after `--`), or framework = \"megatron-lm\" to run "
+                 "pretrain_gpt.py with the job's flags";
+    throw error;
+  }
   return render::render_sbatch(spec, environment, read_template(resolve_template(spec, template_dirs)));
 }
 

@@ -4,6 +4,7 @@
 // names are formatted here.
 #include "render/context.hpp"
 
+#include "config/megatron_launch.hpp"
 #include "render/render.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -125,6 +126,17 @@ void add_command(Object& ctx, const std::vector<std::string>& command)
   ctx.insert_or_assign("program_q", join(quoted, " "));
 }
 
+// The launch line's words: a Megatron-LM job's settings are written from the
+// job (config/megatron_launch.hpp), so a job read from a Hugging Face config or
+// a Bridge YAML runs what was judged; any other job runs its own command.
+std::vector<std::string> command_on_launch_line(const config::JobSpec& spec)
+{
+  if (spec.launch.framework == config::Framework::megatron_lm) {
+    return config::megatron_launch_command(spec);
+  }
+  return spec.launch.command;
+}
+
 } // namespace
 
 std::string quote_command_word(std::string_view word)
@@ -145,7 +157,7 @@ Object build_context(const config::JobSpec& spec, const env::Environment& enviro
   ctx.insert_or_assign("master_port", k_master_port);
   add_environment(ctx, environment);
   add_container(ctx, spec.launch);
-  add_command(ctx, spec.launch.command);
+  add_command(ctx, command_on_launch_line(spec));
   return ctx;
 }
 

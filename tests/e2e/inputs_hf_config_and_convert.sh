@@ -7,15 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ex=$LG_SOURCE_DIR/examples
-mkdir -p Meta-Llama-3-8B
-cat > Meta-Llama-3-8B/config.json <<'JSON'
-{
-  "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-  "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
-  "num_key_value_heads": 8, "num_hidden_layers": 32, "vocab_size": 128256,
-  "max_position_embeddings": 8192, "rope_theta": 500000.0, "tie_word_embeddings": false
-}
-JSON
+write_llama3_hf_config 8B Meta-Llama-3-8B
 printf '[model]\npreset = "llama3-8b"\nseq_length = 4096\n' > preset.toml
 printf '[model]\nhf_config = "Meta-Llama-3-8B"\nseq_length = 4096\n' > hf.toml
 "$LAUNCHGUARD" estimate --json preset.toml > preset.json

@@ -168,3 +168,23 @@ make_counting_shim() {
         chmod +x "$shim/$tool"
     done
 }
+
+# Write directory $2 holding the Hugging Face config.json of Meta-Llama-3 $1
+# (8B or 70B), from the models' published dimensions (no download).
+write_llama3_hf_config() {
+    local layers hidden ffn heads
+    case $1 in
+        8B) layers=32 hidden=4096 ffn=14336 heads=32 ;;
+        70B) layers=80 hidden=8192 ffn=28672 heads=64 ;;
+        *) echo "write_llama3_hf_config: no Llama 3 $1" >&2; return 1 ;;
+    esac
+    mkdir -p "$2"
+    cat > "$2/config.json" <<JSON
+{
+  "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+  "hidden_size": $hidden, "intermediate_size": $ffn, "num_attention_heads": $heads,
+  "num_key_value_heads": 8, "num_hidden_layers": $layers, "vocab_size": 128256,
+  "max_position_embeddings": 8192, "rope_theta": 500000.0, "tie_word_embeddings": false
+}
+JSON
+}

@@ -5,7 +5,7 @@
 #include "estimate/estimate.hpp"
 #include "rules/rules.hpp"
 #include "support/builders.hpp"
-#include "tune/job_writer.hpp"
+#include "config/job_writer.hpp"
 #include "tune/search.hpp"
 #include "util/error.hpp"
 
@@ -133,7 +133,7 @@ TEST_CASE("the written job file loads back to the chosen layout and passes check
   const tune::Result result = tune::search(request);
   REQUIRE_FALSE(result.candidates.empty());
   const auto chosen = tune::spec_of(request, result, result.candidates.front());
-  const auto text = tune::job_toml(chosen, "test");
+  const auto text = config::job_to_toml(chosen, "test");
   const auto loaded = config::load_job_text(text, "written.toml", presets());
   CHECK(loaded.parallelism.tp == chosen.parallelism.tp);
   CHECK(loaded.parallelism.pp == chosen.parallelism.pp);
@@ -152,7 +152,7 @@ TEST_CASE("a value with quotes and newlines survives the job writer")
   auto spec = example();
   spec.name = "a \"quoted\"\nname";
   spec.env = {{"WEIRD", "x\\y\"z"}};
-  const auto loaded = config::load_job_text(tune::job_toml(spec, ""), "w.toml", presets());
+  const auto loaded = config::load_job_text(config::job_to_toml(spec, ""), "w.toml", presets());
   CHECK(loaded.name == spec.name);
   CHECK(loaded.env == spec.env);
 }
