@@ -13,6 +13,8 @@
 #include "util/error.hpp"
 #include "watch/session.hpp"
 
+#include "util/terminal.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -129,7 +131,7 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
     jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
     all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
     if (!global.json) {
-      fmt::print("job {}: {}\n", id, watched_job_state_text(job));
+      fmt::print("job {}: {}\n", printable(id), printable(watched_job_state_text(job)));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
@@ -141,7 +143,7 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {
-      fmt::print("diagnosis: {}\nfix: {}\n", diagnosis.category, diagnosis.fix);
+      fmt::print("diagnosis: {}\nfix: {}\n", printable(diagnosis.category), printable(diagnosis.fix));
     }
   }
   if (global.json) {
