@@ -198,8 +198,7 @@ void print_run_summary(const GlobalOptions& global, const launch::RunState& stat
                             : "in progress",
              state.outcome_reason.empty() ? "" : " — " + printable(state.outcome_reason));
   for (const auto& a : state.attempts) {
-    fmt::print("  attempt {}: job {} {}{}{}{}{}
-", a.number, printable(a.job_id.value_or("-")),
+    fmt::print("  attempt {}: job {} {}{}{}{}{}\n", a.number, printable(a.job_id.value_or("-")),
                a.last_state.empty() ? "(not submitted)" : printable(a.last_state),
                !diagnose::is_failure(a.category) ? "" : ", diagnosis " + printable(a.category),
                a.host.empty() || !diagnose::is_failure(a.category) ? "" : " on " + printable(a.host),
