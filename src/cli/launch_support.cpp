@@ -12,7 +12,7 @@
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <unistd.h>
 
@@ -172,6 +172,8 @@ nlohmann::json run_summary_json(const launch::RunState& state)
                         {"state", a.last_state},
                         {"category", a.category},
                         {"outcome", a.outcome},
+                        {"host", a.host},
+                        {"exclude", a.exclude},
                         {"max_allocated_bytes", static_cast<std::int64_t>(a.max_allocated_bytes)}});
   }
   return {{"run_id", state.run_id},
@@ -190,10 +192,12 @@ void print_run_summary(const GlobalOptions& global, const launch::RunState& stat
                             : "in progress",
              state.outcome_reason.empty() ? "" : " — " + state.outcome_reason);
   for (const auto& a : state.attempts) {
-    fmt::print("  attempt {}: job {} {}{}{}\n", a.number, a.job_id.value_or("-"),
+    fmt::print("  attempt {}: job {} {}{}{}{}{}\n", a.number, a.job_id.value_or("-"),
                a.last_state.empty() ? "(not submitted)" : a.last_state,
                !diagnose::is_failure(a.category) ? "" : ", diagnosis " + a.category,
-               a.fix.empty() ? "" : ", fix " + a.fix);
+               a.host.empty() || !diagnose::is_failure(a.category) ? "" : " on " + a.host,
+               a.fix.empty() ? "" : ", fix " + a.fix,
+               a.exclude.empty() ? "" : fmt::format(", excluding {}", fmt::join(a.exclude, ",")));
     if (!a.reason.empty() && a.number > 1) {
       fmt::print("    why: {}\n", a.reason);
     }

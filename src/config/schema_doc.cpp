@@ -1,5 +1,6 @@
 #include "config/schema_doc.hpp"
 
+#include "config/key_effects.hpp"
 #include "config/toml_reader.hpp"
 
 #include <fmt/format.h>
@@ -29,10 +30,11 @@ std::string job_file_reference()
              "`launchguard env --explain` shows how it layers over the policy).\n";
       continue;
     }
-    out += "| key | type | range / values | default |\n|---|---|---|---|\n";
+    out += "| key | type | range / values | default | what it changes |\n|---|---|---|---|---|\n";
     for (const auto& [name, key] : section.keys) {
-      out += fmt::format("| `{}` | {} | {} | {} |\n", name, key.type.empty() ? "see below" : key.type,
-                         key.type == "one of" ? key.range : cell(key.range), cell(key.default_value));
+      out += fmt::format("| `{}` | {} | {} | {} | {} |\n", name, key.type.empty() ? "see below" : key.type,
+                         key.type == "one of" ? key.range : cell(key.range), cell(key.default_value),
+                         key_effect(section.name + "." + name));
     }
   }
   return out;

@@ -9,6 +9,7 @@
 #include "env/flight_recorder.hpp"
 #include "preflight/judge.hpp"
 #include "launch/retry.hpp"
+#include "slurm/parse.hpp"
 #include "render/render.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
@@ -210,7 +211,7 @@ void explain_hang(diagnose::Diagnosis& diagnosis, const watch::Stall& stall, con
   if (!stall.last_line.file.empty()) {
     evidence.push_back({stall.last_line.file, static_cast<std::size_t>(stall.last_line.line), stall.last_line.text});
   }
-  evidence.push_back({"", 0, diagnosis.reason});
+  evidence.push_back({"watch", 0, diagnosis.reason});
   evidence.insert(evidence.end(), diagnosis.evidence.begin(), diagnosis.evidence.end());
   diagnosis.evidence = std::move(evidence);
   const auto info = catalogue.categories.find(category);
@@ -244,6 +245,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   session.add(job_id);
   LiveState live(clock, options.hang);
   std::string last_state = attempt.last_state;
+  std::string last_nodes;  // Slurm's NodeList for the job (sacct/squeue), once it ran
   const auto end = session.run(
     [&](const watch::Cycle& cycle) {
       if (cycle.outage_changed) {
@@ -261,6 +263,9 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                    std::chrono::duration<double>(update.missing_for).count()));
           last_state = "VANISHED";
           continue;
+        }
+        if (!update.status.nodes.empty()) {
+          last_nodes = update.status.nodes;
         }
         const std::string state = final_state(update.status);
         if (state != last_state) {
@@ -300,6 +305,14 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                     logged == diagnose::to_string(diagnose::Category::slurm_time_limit))) {
     explain_hang(diagnosis, *live.hang, context.matcher->catalogue());
   }
+  // A node failure whose logs name no host: a one-node job's node is the
+  // one Slurm ran it on (the NodeList the watch's own queries returned).
+  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state)) {
+    if (const auto node = slurm::single_node(last_nodes)) {
+      diagnosis.host = *node;
+      diagnosis.evidence.push_back({"slurm", 0, fmt::format("job {} ran on node {} (Slurm's NodeList)", job_id, *node)});
+    }
+  }
   if (diagnose::is_failure(diagnosis.category)) {
     const auto logs = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
                                            context.submit_dir);
@@ -321,6 +334,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"suggested_change", diagnosis.suggested_change},
                                {"retryable", diagnosis.retryable},
                                {"evidence", evidence},
+                               {"host", diagnosis.host},
                                {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
   const bool completed = last_state == "COMPLETED";
   const std::string outcome = to_string(completed                  ? AttemptResult::completed

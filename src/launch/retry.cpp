@@ -4,6 +4,7 @@
 
 #include "preflight/fixes.hpp"
 #include "preflight/judge.hpp"
+#include "slurm/parse.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +22,44 @@ bool is_infrastructure_failure(const std::string& category)
   return diagnose::is_infrastructure_failure(category);
 }
 
+bool is_node_failure(const std::string& category, const std::string& slurm_state)
+{
+  using diagnose::Category;
+  return category == diagnose::to_string(Category::gpu_hardware) ||
+         (category == diagnose::to_string(Category::slurm_preemption_or_node_failure) && slurm_state == "NODE_FAIL");
+}
+
+config::JobSpec with_excluded_nodes(config::JobSpec spec, const std::vector<std::string>& previous,
+                                    const std::vector<std::string>& nodes)
+{
+  auto& args = spec.slurm.extra_args;
+  if (!previous.empty()) {
+    const std::string old = slurm::exclude_argument(previous);
+    args.erase(std::remove(args.begin(), args.end(), old), args.end());
+  }
+  if (!nodes.empty()) {
+    args.push_back(slurm::exclude_argument(nodes));
+  }
+  return spec;
+}
+
 namespace {
+
+// A hardware failure on a named node: the next attempt leaves it out (and
+// every node earlier attempts left out).
+RetryDecision exclude_node_retry(const config::JobSpec& spec, const RetryInput& input)
+{
+  RetryDecision decision;
+  decision.kind = RetryKind::unchanged;
+  decision.exclude = input.excluded;
+  if (std::find(decision.exclude.begin(), decision.exclude.end(), input.host) == decision.exclude.end()) {
+    decision.exclude.push_back(input.host);
+  }
+  decision.spec = with_excluded_nodes(spec, input.excluded, decision.exclude);
+  decision.reason = fmt::format("{} on node {}: resubmitting without it ({})", input.category, input.host,
+                                slurm::exclude_argument(decision.exclude));
+  return decision;
+}
 
 constexpr std::string_view k_useless_core_attn_rule = "recompute.core_attn_with_fused_attention";
 
@@ -108,6 +146,9 @@ RetryDecision decide_retry(const config::JobSpec& spec, const RetryInput& input)
 {
   if (is_memory_failure(input.category)) {
     return memory_retry(spec, input);
+  }
+  if (is_node_failure(input.category, input.slurm_state) && slurm::is_node_name(input.host)) {
+    return exclude_node_retry(spec, input);
   }
   RetryDecision decision;
   if (diagnose::is_hang_failure(input.category)) {

@@ -16,7 +16,8 @@ enum class RetryKind {
   none,       // do not retry; `reason` says why
   with_fix,   // resubmit with `spec` (a fix applied)
   unchanged,  // resubmit the same job (infrastructure failure + --retry-infra,
-              // or a run's first hang)
+              // a run's first hang, or a hardware failure with its node
+              // excluded: `exclude`)
 };
 
 struct RetryDecision
@@ -26,6 +27,9 @@ struct RetryDecision
   std::string description;  // what changed
   std::string reason;       // why this decision, one line for the journal
   config::JobSpec spec;     // the job to submit next (with_fix / unchanged)
+  // Nodes the next attempt stays off (sbatch --exclude, in spec's
+  // [slurm] extra_args): the earlier attempts' and the one that failed now.
+  std::vector<std::string> exclude;
 };
 
 struct RetryInput
@@ -35,7 +39,19 @@ struct RetryInput
   std::vector<std::string> fixes_tried;  // fix ids of earlier attempts
   std::vector<std::string> earlier_categories;  // diagnoses of the attempts before this one
   bool retry_infra = false;      // --retry-infra
+  std::string slurm_state;       // the failed attempt's final state ("NODE_FAIL", …)
+  std::string host;              // the node the diagnosis names (or Slurm's, for a one-node job)
+  std::vector<std::string> excluded;  // nodes the failed attempt already excluded
 };
+
+// The job with `nodes` excluded: `spec` whose [slurm] extra_args lose the
+// exclusion of `previous` (if there) and gain the one of `nodes`.
+config::JobSpec with_excluded_nodes(config::JobSpec spec, const std::vector<std::string>& previous,
+                                    const std::vector<std::string>& nodes);
+
+// True for a failure a bad node causes (Xid, ECC, a lost GPU: gpu_hardware;
+// Slurm's NODE_FAIL), where leaving that node out is the retry's change.
+bool is_node_failure(const std::string& category, const std::string& slurm_state);
 
 // Decide the next attempt for `spec` after a failure described by `input`.
 // Attempt limits are the caller's business.

@@ -76,6 +76,7 @@ void apply(RunState& state, const Record& record)
     attempt.tag = d.value("tag", attempt_tag(state.run_id, attempt.number));
     attempt.fix = d.value("fix", "");
     attempt.reason = d.value("reason", "");
+    attempt.exclude = d.value("exclude", std::vector<std::string>{});
     state.attempts.push_back(attempt);
     return;
   }
@@ -106,6 +107,7 @@ void apply(RunState& state, const Record& record)
     attempt->category = d.value("category", "");
     attempt->diagnosis_fix = d.value("fix", "");
     attempt->suggested_change = d.value("suggested_change", "");
+    attempt->host = d.value("host", "");
   } else if (record.type == "memory") {
     attempt->max_allocated_bytes = std::max(attempt->max_allocated_bytes, d.value("max_allocated_bytes", 0.0));
   } else if (record.type == "attempt_finished") {

@@ -24,6 +24,8 @@ struct AttemptState
   std::string diagnosis_fix;
   std::string suggested_change;  // diagnosis's fix id
   double max_allocated_bytes = 0;  // highest live memory report seen
+  std::vector<std::string> exclude;  // nodes this attempt was kept off (sbatch --exclude)
+  std::string host;  // the node the diagnosis names
   bool finished = false;
   std::string outcome;  // to_string(AttemptResult) once finished
 };

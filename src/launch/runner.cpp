@@ -65,7 +65,8 @@ config::JobSpec base_spec(const Journal& journal, const RunContext& context)
 }
 
 void prepare_attempt(Journal& journal, const config::JobSpec& spec, int number, const std::string& fix,
-                     const std::string& reason, const RunContext& context)
+                     const std::string& reason, const RunContext& context,
+                     const std::vector<std::string>& exclude = {})
 {
   const std::string script = context.render ? context.render(spec) : render_job_script(spec, context.template_dirs);
   journal.write_artifact(script_path(number), script);
@@ -73,8 +74,12 @@ void prepare_attempt(Journal& journal, const config::JobSpec& spec, int number, 
                                       {"tag", attempt_tag(journal.run_id(), number)},
                                       {"fix", fix},
                                       {"reason", reason},
+                                      {"exclude", exclude},
                                       {"script", script_path(number)}});
-  say(context, fmt::format("attempt {}: prepared{}", number, fix.empty() ? "" : " with " + fix + " (" + reason + ")"));
+  say(context, fmt::format("attempt {}: prepared{}", number,
+                           !fix.empty() ? " with " + fix + " (" + reason + ")"
+                           : number > 1 ? " (" + reason + ")"
+                                        : std::string()));
 }
 
 void finish_run(Journal& journal, const std::string& outcome, const std::string& reason, const RunContext& context)
@@ -108,6 +113,9 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   input.category = last.category;
   input.suggested_change = last.suggested_change;
   input.retry_infra = options.retry_infra || state.retry_infra;
+  input.slurm_state = last.last_state;
+  input.host = last.host;
+  input.excluded = last.exclude;
   for (const auto& attempt : state.attempts) {
     if (!attempt.fix.empty()) {
       input.fixes_tried.push_back(attempt.fix);
@@ -127,7 +135,7 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
                context);
     return;
   }
-  prepare_attempt(journal, decision.spec, last.number + 1, decision.fix, decision.reason, context);
+  prepare_attempt(journal, decision.spec, last.number + 1, decision.fix, decision.reason, context, decision.exclude);
 }
 
 } // namespace
@@ -143,6 +151,9 @@ config::JobSpec attempt_spec(const config::JobSpec& base, const RunState& state,
       if (auto applied = preflight::apply_fix(spec, attempt.fix)) {
         spec = std::move(applied->spec);
       }
+    }
+    if (attempt.number == number) {
+      spec = with_excluded_nodes(std::move(spec), {}, attempt.exclude);
     }
   }
   return spec;

@@ -362,4 +362,33 @@ std::vector<JobStatus> match_requested(std::span<const JobId> requested, const s
   return out;
 }
 
+bool is_node_name(std::string_view name)
+{
+  if (name.empty() || name.size() > 64) {
+    return false;
+  }
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); };
+  if (!alnum(name.front())) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
+}
+
+std::optional<std::string> single_node(std::string_view node_list)
+{
+  if (!is_node_name(node_list)) {
+    return std::nullopt;  // "n[1-4]", "n1,n3", "None assigned", ""
+  }
+  return std::string(node_list);
+}
+
+std::string exclude_argument(const std::vector<std::string>& nodes)
+{
+  std::string joined;
+  for (const auto& node : nodes) {
+    joined += (joined.empty() ? "" : ",") + node;
+  }
+  return "--exclude=" + joined;
+}
+
 } // namespace lg::slurm

@@ -51,6 +51,19 @@ std::vector<JobStatus> match_requested(std::span<const JobId> requested,
 // Parse an ExitCode column "code:signal" ("0:9", "1:0").
 std::optional<ExitStatus> parse_exit_status(std::string_view text);
 
+// True when `name` can be a Slurm node name: a hostname's characters
+// ([A-Za-z0-9._-], a letter or digit first, at most 64), nothing a hostlist
+// expression or a shell would read another way.
+bool is_node_name(std::string_view name);
+
+// The node of a NodeList that names exactly one ("n2"); nullopt for a
+// hostlist of several ("n[1-4]", "n1,n3"), an empty list or "None assigned".
+std::optional<std::string> single_node(std::string_view node_list);
+
+// The sbatch option that keeps a job off `nodes` ("--exclude=n1,n3"); the
+// nodes must be node names (is_node_name).
+std::string exclude_argument(const std::vector<std::string>& nodes);
+
 // Parse a duration as Slurm prints it: "[D-]HH:MM:SS", "MM:SS" (squeue
 // "0:03"), with optional fractional seconds.
 std::optional<std::chrono::seconds> parse_duration(std::string_view text);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 TEST_SUITE_BEGIN("launch");
 
 TEST_CASE("retry: a fragmentation OOM without expandable segments retries with them")
@@ -69,6 +71,45 @@ TEST_CASE("retry: a run's first hang is resubmitted unchanged without --retry-in
   const auto second = lg::launch::decide_retry(spec, input);
   CHECK(second.kind == lg::launch::RetryKind::none);
   CHECK(second.reason.find("hung before") != std::string::npos);
+}
+
+TEST_CASE("retry: a hardware failure on a named node is resubmitted without it, adding to earlier exclusions")
+{
+  const auto spec = lg::testing::llama3_70b_sft();
+  lg::launch::RetryInput input;
+  input.category = "gpu_hardware";  // Xid 79 on n7 (the driver's kernel-log line names the host)
+  input.host = "n7";
+  const auto first = lg::launch::decide_retry(spec, input);
+  REQUIRE(first.kind == lg::launch::RetryKind::unchanged);  // no --retry-infra needed: leaving the node out is the change
+  CHECK(first.exclude == std::vector<std::string>{"n7"});
+  CHECK(first.spec.slurm.extra_args.back() == "--exclude=n7");
+  // The next failure, on n2, keeps n7 out too; one --exclude, not two.
+  input.host = "n2";
+  input.excluded = first.exclude;
+  const auto second = lg::launch::decide_retry(first.spec, input);
+  CHECK(second.exclude == std::vector<std::string>{"n7", "n2"});
+  CHECK(std::count_if(second.spec.slurm.extra_args.begin(), second.spec.slurm.extra_args.end(),
+                      [](const std::string& a) { return a.rfind("--exclude=", 0) == 0; }) == 1);
+  CHECK(second.spec.slurm.extra_args.back() == "--exclude=n7,n2");
+  // Slurm's NODE_FAIL is a node failure; PREEMPTED is not.
+  input = {};
+  input.category = "slurm_preemption_or_node_failure";
+  input.host = "n4";
+  input.slurm_state = "NODE_FAIL";
+  CHECK(lg::launch::decide_retry(spec, input).exclude == std::vector<std::string>{"n4"});
+  input.slurm_state = "PREEMPTED";
+  CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::none);  // without --retry-infra
+}
+
+TEST_CASE("retry: a host that is no node name is never passed to sbatch")
+{
+  const auto spec = lg::testing::llama3_70b_sft();
+  lg::launch::RetryInput input;
+  input.category = "gpu_hardware";
+  input.host = "n1;touch /tmp/x";  // whatever a log line carried
+  const auto decision = lg::launch::decide_retry(spec, input);
+  CHECK(decision.exclude.empty());
+  CHECK(decision.kind == lg::launch::RetryKind::none);  // an infrastructure failure without --retry-infra
 }
 
 TEST_CASE("retry: a capacity OOM with fused attention never spends an attempt on core_attn recompute")

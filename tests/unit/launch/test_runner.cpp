@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -259,6 +261,54 @@ TEST_CASE("runner: iterations that come back within the grace end the hang repor
     resumed = resumed || record.type == "progress_resumed";
   }
   CHECK(resumed);
+}
+
+TEST_CASE("runner: an Xid on a node excludes that node from the retry, recorded and applied to the next job")
+{
+  Fixture f;
+  f.client.script_next_submission({JobState::running, JobState::failed});
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  // The NVIDIA driver's kernel-log line (syslog form, the host after the date).
+  f.write_log("1000", megatron_iterations(1, 2) +
+                        "Dec  1 15:00:00 n3 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python3, GPU has "
+                        "fallen off the bus.\n");
+  f.write_log("1001", megatron_iterations(1, 100));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  CHECK(outcome.outcome == "succeeded");
+  REQUIRE(f.client.submissions().size() == 2);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  CHECK(state.attempts[0].category == "gpu_hardware");
+  CHECK(state.attempts[0].host == "n3");
+  CHECK(state.attempts[1].exclude == std::vector<std::string>{"n3"});
+  const auto second = lg::launch::attempt_spec(f.spec, state, 2);
+  CHECK(std::find(second.slurm.extra_args.begin(), second.slurm.extra_args.end(), "--exclude=n3") !=
+        second.slurm.extra_args.end());
+  const auto first = lg::launch::attempt_spec(f.spec, state, 1);
+  CHECK(first.slurm.extra_args == f.spec.slurm.extra_args);
+}
+
+TEST_CASE("runner: NODE_FAIL of a one-node job with no host in the logs excludes Slurm's node")
+{
+  Fixture f;
+  lg::slurm::JobStatus running;
+  running.state = JobState::running;
+  running.nodes = "n2";  // sacct/squeue NodeList
+  lg::slurm::JobStatus failed = running;
+  failed.state = JobState::node_fail;
+  f.client.script_next_submission(std::vector<lg::slurm::JobStatus>{running, failed});
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", megatron_iterations(1, 2));
+  f.write_log("1001", megatron_iterations(1, 100));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::drive_run(journal, f.options, f.context);
+  const auto state = lg::launch::fold(journal.run_id(), journal.records());
+  REQUIRE(state.attempts.size() == 2);
+  CHECK(state.attempts[0].category == "slurm_preemption_or_node_failure");
+  CHECK(state.attempts[0].host == "n2");
+  CHECK(state.attempts[1].exclude == std::vector<std::string>{"n2"});
 }
 
 TEST_CASE("runner: detach returns after submission; a later drive finishes the run")

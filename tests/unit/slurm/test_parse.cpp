@@ -27,6 +27,24 @@ TEST_CASE("parse_sbatch_parsable: no id")
   CHECK_FALSE(parse_sbatch_parsable("12_\n"));
 }
 
+TEST_CASE("node names: one node from a NodeList, hostlists refused, the --exclude option")
+{
+  // sacct/squeue NodeList: "n2" for a one-node job, "n[1-4]" or "n1,n3" for more,
+  // "None assigned" while pending (Slurm 22.05 on the local cluster).
+  CHECK(single_node("n2") == std::optional<std::string>("n2"));
+  CHECK(single_node("gpu-a100.rack3_07") == std::optional<std::string>("gpu-a100.rack3_07"));
+  CHECK_FALSE(single_node("n[1-4]"));
+  CHECK_FALSE(single_node("n1,n3"));
+  CHECK_FALSE(single_node("None assigned"));
+  CHECK_FALSE(single_node(""));
+  // Bytes a log could carry as a "host" and a shell or hostlist would read.
+  CHECK_FALSE(is_node_name("n1;rm -rf ~"));
+  CHECK_FALSE(is_node_name("-n1"));
+  CHECK_FALSE(is_node_name("n1 n2"));
+  CHECK_FALSE(is_node_name(std::string(65, 'n')));
+  CHECK(exclude_argument({"n1", "n3"}) == "--exclude=n1,n3");
+}
+
 TEST_CASE("parse_exit_status")
 {
   CHECK(parse_exit_status("0:0") == ExitStatus{0, 0});

@@ -8,6 +8,9 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <optional>
+#include <utility>
+#include <vector>
 
 using namespace std::chrono_literals;
 using lg::slurm::JobState;
@@ -52,16 +55,34 @@ lg::watch::SessionOptions options(milliseconds vanish_after = 10min)
   return o;  // first 3 s, min 5 s, max 120 s, factor 1.6
 }
 
+// A session over a FakeSlurm, watching `jobs` in order: each with the state
+// Slurm reports for it, or none for a job Slurm does not know.
+struct WatchedJobs
+{
+  FakeSlurm slurm;
+  lg::watch::Session session;
+
+  explicit WatchedJobs(const std::vector<std::pair<std::string, std::optional<JobState>>>& jobs,
+                       lg::watch::SessionOptions o = options())
+    : session(slurm.query(), slurm.clock, o)
+  {
+    for (const auto& [id, state] : jobs) {
+      if (state) {
+        slurm.states[id] = *state;
+      }
+      session.add(id);
+    }
+  }
+};
+
 } // namespace
 
 TEST_SUITE_BEGIN("watch");
 
 TEST_CASE("session: first check after 3 s, 5 s after a change, then x1.6 up to the 120 s cap")
 {
-  FakeSlurm slurm;
-  slurm.states["7"] = JobState::running;
-  lg::watch::Session session(slurm.query(), slurm.clock, options());
-  session.add("7");
+  WatchedJobs w({{"7", JobState::running}});
+  auto& [slurm, session] = w;
   int cycles = 0;
   session.run([&](const lg::watch::Cycle&) { return ++cycles < 12; });
   // 3 (first answer: a change) +5, then 8, 12.8, 20.48, 32.768, 52.428,
@@ -74,12 +95,8 @@ TEST_CASE("session: first check after 3 s, 5 s after a change, then x1.6 up to t
 
 TEST_CASE("session: a change on one job resets only that job's interval")
 {
-  FakeSlurm slurm;
-  slurm.states["1"] = JobState::running;
-  slurm.states["2"] = JobState::running;
-  lg::watch::Session session(slurm.query(), slurm.clock, options());
-  session.add("1");
-  session.add("2");
+  WatchedJobs w({{"1", JobState::running}, {"2", JobState::running}});
+  auto& [slurm, session] = w;
   int cycles = 0;
   session.run([&](const lg::watch::Cycle& cycle) {
     CHECK(cycle.updates.size() == 2);  // one question answers for both jobs
@@ -95,9 +112,8 @@ TEST_CASE("session: a change on one job resets only that job's interval")
 
 TEST_CASE("session: a job Slurm never knew vanishes after vanish_after and the loop ends")
 {
-  FakeSlurm slurm;
-  lg::watch::Session session(slurm.query(), slurm.clock, options(2s));
-  session.add("99999999");
+  WatchedJobs w({{"99999999", std::nullopt}}, options(2s));
+  auto& [slurm, session] = w;
   std::vector<lg::watch::JobUpdate> seen;
   const auto end = session.run([&](const lg::watch::Cycle& cycle) {
     seen.insert(seen.end(), cycle.updates.begin(), cycle.updates.end());
@@ -113,11 +129,9 @@ TEST_CASE("session: a job Slurm never knew vanishes after vanish_after and the l
 
 TEST_CASE("session: an outage is not a vanished job, and backs off instead of hammering")
 {
-  FakeSlurm slurm;
-  slurm.states["5"] = JobState::running;
+  WatchedJobs w({{"5", JobState::running}}, options(1s));
+  auto& [slurm, session] = w;
   slurm.failing = 6;
-  lg::watch::Session session(slurm.query(), slurm.clock, options(1s));
-  session.add("5");
   int outages_reported = 0;
   int cycles = 0;
   session.run([&](const lg::watch::Cycle& cycle) {
@@ -134,12 +148,8 @@ TEST_CASE("session: an outage is not a vanished job, and backs off instead of ha
 
 TEST_CASE("session: a job that ends is dropped; the others go on")
 {
-  FakeSlurm slurm;
-  slurm.states["1"] = JobState::running;
-  slurm.states["2"] = JobState::running;
-  lg::watch::Session session(slurm.query(), slurm.clock, options());
-  session.add("1");
-  session.add("2");
+  WatchedJobs w({{"1", JobState::running}, {"2", JobState::running}});
+  auto& [slurm, session] = w;
   int cycles = 0;
   bool ended_seen = false;
   session.run([&](const lg::watch::Cycle& cycle) {
@@ -157,12 +167,10 @@ TEST_CASE("session: a job that ends is dropped; the others go on")
 
 TEST_CASE("session: ticks between Slurm checks ask Slurm nothing")
 {
-  FakeSlurm slurm;
-  slurm.states["3"] = JobState::running;
   lg::watch::SessionOptions o = options();
   o.tick = 1s;
-  lg::watch::Session session(slurm.query(), slurm.clock, o);
-  session.add("3");
+  WatchedJobs w({{"3", JobState::running}}, o);
+  auto& [slurm, session] = w;
   int ticks = 0;
   session.run([&](const lg::watch::Cycle& cycle) {
     ticks += cycle.polled ? 0 : 1;
@@ -174,10 +182,8 @@ TEST_CASE("session: ticks between Slurm checks ask Slurm nothing")
 
 TEST_CASE("session: an interrupt ends the loop within a slice of sleep")
 {
-  FakeSlurm slurm;
-  slurm.states["4"] = JobState::pending;
-  lg::watch::Session session(slurm.query(), slurm.clock, options());
-  session.add("4");
+  WatchedJobs w({{"4", JobState::pending}});
+  auto& [slurm, session] = w;
   const auto end = session.run([](const lg::watch::Cycle&) { return true; },
                                [&] { return slurm.clock.now() - slurm.start >= 1s; });
   CHECK(end == lg::watch::Session::End::interrupted);

@@ -1,0 +1,137 @@
+// The "what it changes" text of every job-file key. Memory means the per-GPU
+// estimate (`estimate`, the memory rules of `check`); speed the throughput
+// model (`estimate`, `tune`); rules the constraint rules of `check`
+// (docs/rules.md); env the composed environment (`env`); script the rendered
+// sbatch (`render`, `submit`). The Megatron-LM flag is given where one exists.
+#include "config/key_effects.hpp"
+
+#include <algorithm>
+
+namespace lg::config {
+
+const std::vector<std::pair<std::string_view, std::string_view>>& key_effects()
+{
+  static const std::vector<std::pair<std::string_view, std::string_view>> effects = {
+    {"job.name", "the Slurm job name (`#SBATCH --job-name`) and the run id"},
+    {"model.preset", "loads `presets/models/<name>.toml` under the job's own model keys"},
+    {"model.hf_config", "reads the model shape from a Hugging Face `config.json` under the job's own model keys"},
+    {"model.num_layers", "memory and speed (layers per pipeline stage); rules: pipeline and VPP divisibility (`--num-layers`)"},
+    {"model.hidden_size", "memory (weights, activations) and speed (`--hidden-size`)"},
+    {"model.ffn_hidden_size", "memory (MLP weights and activations) and speed (`--ffn-hidden-size`)"},
+    {"model.num_attention_heads", "memory (attention scores with unfused attention); rules: heads divisible by TP (`--num-attention-heads`)"},
+    {"model.num_query_groups", "memory (K/V weights and activations, GQA); rules: groups divisible by TP (`--num-query-groups`)"},
+    {"model.kv_channels", "memory (attention projections) (`--kv-channels`)"},
+    {"model.vocab_size", "memory (embedding, output layer, logits) after padding (`--vocab-size`)"},
+    {"model.make_vocab_size_divisible_by", "the padded vocabulary (padded to this times TP) (`--make-vocab-size-divisible-by`)"},
+    {"model.seq_length", "memory (activations grow with it) and speed (`--seq-length`); rules: CP and SP divisibility"},
+    {"model.max_position_embeddings", "memory (learned absolute position embeddings only) (`--max-position-embeddings`)"},
+    {"model.activation", "memory and speed (gated activations have two up projections) (`--swiglu`, …)"},
+    {"model.normalization", "memory (norm weights and saved inputs) (`--normalization`)"},
+    {"model.add_bias_linear", "memory (bias parameters) (`--disable-bias-linear` when false)"},
+    {"model.add_qkv_bias", "memory (QKV bias parameters) (`--add-qkv-bias`)"},
+    {"model.qk_layernorm", "memory (Q/K norm weights and saved inputs) (`--qk-layernorm`)"},
+    {"model.untie_embeddings_and_output_weights", "memory (a separate output layer on the last stage) (`--untie-embeddings-and-output-weights`)"},
+    {"model.position_embedding_type", "memory (learned_absolute adds an embedding table) (`--position-embedding-type`)"},
+    {"model.hidden_dropout", "memory (dropout masks saved for backward) (`--hidden-dropout`)"},
+    {"model.attention_dropout", "memory (attention dropout masks with unfused attention) (`--attention-dropout`)"},
+    {"model.mtp_num_layers", "memory and speed (multi-token prediction layers on the last stage) (`--mtp-num-layers`)"},
+    {"model.published_parameters", "nothing the job is judged by: the preset's published parameter count, checked by the test suite"},
+    {"model.moe.num_experts", "memory (expert weights, sharded by EP) and speed; rules: experts divisible by EP (`--num-experts`)"},
+    {"model.moe.moe_ffn_hidden_size", "memory (expert MLP weights and activations) (`--moe-ffn-hidden-size`)"},
+    {"model.moe.router_topk", "memory (dispatched tokens per expert) and speed (`--moe-router-topk`)"},
+    {"model.moe.shared_expert_intermediate_size", "memory (shared expert weights and activations) (`--moe-shared-expert-intermediate-size`)"},
+    {"model.moe.layer_freq", "which layers are MoE: memory and speed (`--moe-layer-freq`)"},
+    {"model.moe.token_dispatcher", "memory (dispatch buffers) and speed; env: `CUDA_DEVICE_MAX_CONNECTIONS` for flex (`--moe-token-dispatcher-type`)"},
+    {"model.moe.router_bias", "memory (the expert bias of aux-loss-free routing) (`--moe-router-enable-expert-bias`)"},
+    {"model.moe.shared_expert_gate", "memory (the shared expert's gate weights)"},
+    {"model.mla.q_lora_rank", "memory (MLA query down/up projections) (`--q-lora-rank`)"},
+    {"model.mla.kv_lora_rank", "memory (MLA key/value compression) (`--kv-lora-rank`)"},
+    {"model.mla.qk_head_dim", "memory (MLA query/key head size) (`--qk-head-dim`)"},
+    {"model.mla.qk_pos_emb_head_dim", "memory (MLA rotary part of the head) (`--qk-pos-emb-head-dim`)"},
+    {"model.mla.v_head_dim", "memory (MLA value head size) (`--v-head-dim`)"},
+    {"parallelism.tp", "memory (weights and, with SP, activations split TP ways) and speed (TP communication); rules: divisibility; env: `CUDA_DEVICE_MAX_CONNECTIONS` (`--tensor-model-parallel-size`)"},
+    {"parallelism.pp", "memory (layers per stage, microbatches in flight) and speed (pipeline bubble); rules: divisibility (`--pipeline-model-parallel-size`)"},
+    {"parallelism.vpp", "memory (more microbatches in flight) and speed (smaller bubble); rules: layers divisible by vpp (`--num-virtual-stages-per-pipeline-rank`)"},
+    {"parallelism.cp", "memory (sequence split CP ways) and speed; rules: sequence divisibility; env: `CUDA_DEVICE_MAX_CONNECTIONS` (`--context-parallel-size`)"},
+    {"parallelism.ep", "memory (experts split EP ways) and speed (all-to-all); rules: divisibility (`--expert-model-parallel-size`)"},
+    {"parallelism.etp", "memory (expert weights split ETP ways) and speed; rules: world-size divisibility (`--expert-tensor-parallel-size`)"},
+    {"parallelism.sequence_parallel", "memory (activations outside attention/MLP split TP ways) and speed; rules: needed with TP + EP (`--sequence-parallel`)"},
+    {"parallelism.first_stage_layers", "memory and speed of an uneven pipeline (layers on the first stage) (`--decoder-first-pipeline-num-layers`)"},
+    {"parallelism.last_stage_layers", "memory and speed of an uneven pipeline (layers on the last stage) (`--decoder-last-pipeline-num-layers`)"},
+    {"parallelism.pipeline_layout", "memory and speed: the layers of every (virtual) stage (`--pipeline-model-parallel-layout`)"},
+    {"parallelism.account_for_embedding_in_pipeline_split", "memory: the embedding counts as a layer of the first stage; rules: divisibility (`--account-for-embedding-in-pipeline-split`)"},
+    {"parallelism.account_for_loss_in_pipeline_split", "memory: the loss counts as a layer of the last stage; rules: divisibility (`--account-for-loss-in-pipeline-split`)"},
+    {"parallelism.microbatch_group_size_per_vp_stage", "memory (microbatches in flight with interleaving) (`--microbatch-group-size-per-virtual-pipeline-stage`)"},
+    {"training.micro_batch_size", "memory (activations grow with it) and speed (`--micro-batch-size`)"},
+    {"training.global_batch_size", "speed (microbatches per step, pipeline bubble); rules: divisible by micro batch x DP (`--global-batch-size`)"},
+    {"training.precision", "memory (parameter, gradient and FP8 copies) and speed; rules: recipe against the GPU generation (`--bf16`, `--fp8-format`, `--fp8-recipe`, …)"},
+    {"training.recompute", "memory (saved activations) and speed (recomputed forward); rules (`--recompute-granularity`, `--recompute-modules`)"},
+    {"training.attention_backend", "memory (unfused keeps the s x s scores) and speed (`--attention-backend`)"},
+    {"training.distributed_optimizer", "memory (optimizer state sharded across DP) and speed (`--use-distributed-optimizer`)"},
+    {"training.fsdp", "memory (parameters, gradients, state sharded) and speed; env: `CUDA_DEVICE_MAX_CONNECTIONS` must not be 1 (`--use-megatron-fsdp`, `--use-torch-fsdp2`)"},
+    {"training.fsdp_sharding", "memory (what Megatron-FSDP shards) and speed (`--data-parallel-sharding-strategy`)"},
+    {"training.cpu_offloading_layers", "memory (activations of that many layers kept on the host); rules: needs pp = 1 (`--cpu-offloading-num-layers`)"},
+    {"training.fine_grained_activation_offloading", "memory (the `offload_modules` activations on the host); env (`--fine-grained-activation-offloading`)"},
+    {"training.cuda_graphs", "memory (graph buffers, a warning); rules: scope and compatibility; env: `NCCL_GRAPH_REGISTER` (`--cuda-graph-impl`)"},
+    {"training.cuda_graph_modules", "rules: which modules are captured (`--cuda-graph-modules`)"},
+    {"training.nccl_ub", "memory (NCCL user buffers); env: turns expandable segments off (`--use-nccl-ub`)"},
+    {"training.tp_comm_overlap", "memory (overlap buffers) and speed (TP communication hidden); rules; env (`--tp-comm-overlap`)"},
+    {"training.overlap_grad_reduce", "speed (DP gradient reduce hidden); rules; env (`--overlap-grad-reduce`)"},
+    {"training.overlap_param_gather", "speed (parameter all-gather hidden); rules (`--overlap-param-gather`)"},
+    {"training.overlap_moe_expert_parallel_comm", "rules: EP overlap requirements; env: `CUDA_DEVICE_MAX_CONNECTIONS` (`--overlap-moe-expert-parallel-comm`)"},
+    {"training.delay_wgrad_compute", "rules: needs EP overlap (`--delay-wgrad-compute`)"},
+    {"training.fp8_param_gather", "memory (no high-precision weight copy) and speed; rules (`--fp8-param-gather`)"},
+    {"training.offload_modules", "memory: which activations fine-grained offloading moves to the host (`--offload-modules`)"},
+    {"training.cross_entropy_fusion", "memory (logits kept for the loss) (`--cross-entropy-loss-fusion`, `--cross-entropy-fusion-impl`)"},
+    {"training.defer_embedding_wgrad_compute", "memory (the output layer's inputs kept per microbatch) (`--defer-embedding-wgrad-compute`)"},
+    {"training.wgrad_deferral_limit", "memory (how many microbatches' inputs are kept) (`--wgrad-deferral-limit`)"},
+    {"training.disable_parameter_transpose_cache", "nothing yet: read, not modelled (a Megatron Bridge setting)"},
+    {"training.frozen", "memory and speed (frozen parameters have no gradients or optimizer state) (`--freeze-LM`, `--freeze-ViT`)"},
+    {"training.recompute.granularity", "memory and speed: selective or full recompute (`--recompute-granularity`)"},
+    {"training.recompute.modules", "memory and speed: which modules selective recompute redoes (`--recompute-modules`)"},
+    {"training.recompute.method", "memory: how full recompute picks layers (`--recompute-method`)"},
+    {"training.recompute.num_layers", "memory and speed: layers full recompute covers (`--recompute-num-layers`)"},
+    {"training.optimizer.name", "memory (state per parameter: Adam two moments, SGD/Lion one) (`--optimizer`)"},
+    {"training.optimizer.precision_aware", "memory (optimizer state and gradient dtypes below fp32) (`--use-precision-aware-optimizer`)"},
+    {"training.optimizer.grad_dtype", "memory (main gradients) (`--main-grads-dtype`)"},
+    {"training.optimizer.state_dtype", "memory (Adam moments) (`--exp-avg-dtype`)"},
+    {"training.optimizer.cpu_offload_fraction", "memory (that share of optimizer state on the host) and speed (`--optimizer-cpu-offload`, `--optimizer-offload-fraction`)"},
+    {"training.optimizer.distributed_instances", "memory (state sharded within each instance only) (`--num-distributed-optimizer-instances`)"},
+    {"training.optimizer.store_param_remainders", "memory (bf16 remainders instead of fp32 master weights)"},
+    {"peft.method", "memory (LoRA: only adapters have gradients and optimizer state) and speed"},
+    {"peft.rank", "memory (adapter weights and activations)"},
+    {"peft.alpha", "nothing launchguard judges: the LoRA scale"},
+    {"peft.targets", "memory: which linear layers get adapters"},
+    {"peft.sequence_parallel_input_regather", "memory (LoRA with SP keeps the gathered input or not); rules: advice and fallback"},
+    {"cluster.gpu", "the GPU preset: capacity (the verdict), generation (rules, env), speed"},
+    {"cluster.nodes", "the world size: DP, rules (divisibility); script (`#SBATCH --nodes`)"},
+    {"cluster.gpus_per_node", "the world size; script (`--ntasks-per-node`, `--gpus-per-node`)"},
+    {"slurm.partition", "script (`#SBATCH --partition`)"},
+    {"slurm.account", "script (`#SBATCH --account`)"},
+    {"slurm.qos", "script (`#SBATCH --qos`)"},
+    {"slurm.time", "script (`#SBATCH --time`); diagnose: a time-limit end"},
+    {"slurm.mem", "script (`#SBATCH --mem`)"},
+    {"slurm.extra_args", "script (`#SBATCH` lines; options that change the job's shape are refused)"},
+    {"slurm.signal", "script (`#SBATCH --signal`, the warning before the time limit)"},
+    {"launch.template", "script: which template renders it"},
+    {"launch.framework", "env and rules that differ between Megatron Bridge, Megatron-LM and NeMo"},
+    {"launch.command", "script: the training command each task runs"},
+    {"launch.container_image", "script (`srun --container-image`, pyxis)"},
+    {"launch.container_mounts", "script (`srun --container-mounts`)"},
+    {"launch.workdir", "script (`cd` before the launch); where the logs and flight-recorder dumps are looked for"},
+    {"launch.output", "script (`#SBATCH --output`); where `watch` reads the log"},
+    {"retry.max_attempts", "`submit`: attempts allowed (retry is on with this section)"},
+    {"retry.fixes", "`submit`: the retry ladder, in order (docs/estimator.md's fix ids)"},
+  };
+  return effects;
+}
+
+std::string_view key_effect(std::string_view dotted_key)
+{
+  const auto& effects = key_effects();
+  const auto it = std::find_if(effects.begin(), effects.end(),
+                               [&](const auto& entry) { return entry.first == dotted_key; });
+  return it == effects.end() ? std::string_view() : it->second;
+}
+
+} // namespace lg::config
