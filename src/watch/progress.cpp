@@ -216,6 +216,9 @@ void ProgressTracker::observe(const LogLine& line)
       }
     }
   }
+  if (!stream.has_iteration && mark->step_seconds) {
+    m_first_gap_hint = std::max(m_first_gap_hint, *mark->step_seconds * static_cast<double>(mark->iteration));
+  }
   // A lower iteration than before: the trainer restarted (from a
   // checkpoint); it still moved.
   stream.has_iteration = true;
@@ -229,7 +232,7 @@ void ProgressTracker::observe(const LogLine& line)
 milliseconds ProgressTracker::median_gap() const
 {
   if (m_gaps.empty()) {
-    return milliseconds(0);
+    return milliseconds(static_cast<long long>(m_first_gap_hint * 1000.0));
   }
   std::vector<double> sorted(m_gaps.begin(), m_gaps.end());
   const auto middle = sorted.begin() + static_cast<long>(sorted.size() / 2);

@@ -23,8 +23,12 @@
 // iteration lines seen so far, floor). The gap between two lines is the
 // trainer's own time per iteration × the iterations between them when the
 // line says it, else the difference of the lines' timestamps, else the time
-// between the watcher seeing them. A rank whose last iteration is the last
-// one of training (N/N) is finishing, never silent.
+// between the watcher seeing them. Before a second line gives a gap, the
+// first line's own time per iteration × its iteration number stands in (the
+// log interval of a run that started at 0; more, so later, for a resumed
+// one), so a long log interval is not taken for a hang while the first gap
+// is still unknown. A rank whose last iteration is the last one of training
+// (N/N) is finishing, never silent.
 #pragma once
 
 #include "watch/clock.hpp"
@@ -73,7 +77,7 @@ struct Stall
   std::map<int, long> last_by_rank;    // every rank that printed iterations
   std::chrono::milliseconds silent_for{0};   // the shortest silence among the silent ranks
   std::chrono::milliseconds threshold{0};
-  std::chrono::milliseconds median_gap{0};   // 0 before two iteration lines
+  std::chrono::milliseconds median_gap{0};   // the first line's hint before two lines; 0 without one
   HangRule rule;                       // what set the threshold
   LogLine last_line;                   // the last iteration line of a silent rank
 };
@@ -98,7 +102,8 @@ public:
   // max(factor × median gap, floor).
   std::chrono::milliseconds threshold() const;
 
-  // The median gap between iteration lines so far (0 before two).
+  // The median gap between iteration lines so far (before two, the first
+  // line's own hint; 0 without one).
   std::chrono::milliseconds median_gap() const;
 
 private:
@@ -117,6 +122,7 @@ private:
   HangRule m_rule;
   std::map<Key, Stream> m_streams;
   std::deque<double> m_gaps;  // seconds, the most recent k_max_gaps
+  double m_first_gap_hint = 0;  // seconds, from first lines' own step times
 };
 
 } // namespace lg::watch

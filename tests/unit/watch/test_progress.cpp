@@ -106,6 +106,18 @@ TEST_CASE("progress: the floor rules until lines come, then 3 x the median gap, 
   CHECK_FALSE(tracker.stall());
 }
 
+TEST_CASE("progress: before a second line, the first line's step time x its iteration stands in for the gap")
+{
+  // A log interval of 100 iterations of 10 s: 1000 s between lines, over the floor.
+  lg::watch::ManualClock clock;
+  ProgressTracker tracker(clock, rule(300s));
+  tracker.observe(log_line(megatron_iteration_line(100, 10000.0)));
+  CHECK(tracker.median_gap() == 1000s);
+  CHECK(tracker.threshold() == 3000s);
+  clock.advance(900s);
+  CHECK_FALSE(tracker.stall());  // the floor alone would have called this a hang
+}
+
 TEST_CASE("progress: per rank where the log names ranks; only the rank that stopped is silent")
 {
   lg::watch::ManualClock clock;
