@@ -137,7 +137,9 @@ void apply_watch_options(const ParsedArgs& parsed, launch::RunOptions& options)
   options.follow_every = std::min(options.follow_every, options.schedule.min);
   options.hang.floor = seconds_option(parsed, "hang-floor", 1, 86400, options.hang.floor);
   options.hang_grace = seconds_option(parsed, "hang-grace", 0, 86400, options.hang_grace);
-  options.hang_cancel = parsed.vars.count("no-hang-cancel") == 0;
+  if (parsed.vars.count("no-hang-cancel") != 0) {
+    options.hang_cancel = false;
+  }
 }
 
 fs::path state_dir(const ParsedArgs& parsed)

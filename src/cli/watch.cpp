@@ -65,15 +65,16 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions options;
-  apply_watch_options(parsed, options);
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
       options.max_attempts = record.data.value("max_attempts", 1);
       options.retry_infra = record.data.value("retry_infra", false);
       options.sbatch_args = record.data.value("sbatch_args", std::vector<std::string>{});
       live.context.submit_dir = record.data.value("submit_dir", live.context.submit_dir.string());
+      launch::read_hang_options(record.data, options);
     }
   }
+  apply_watch_options(parsed, options);  // the command line's flags win
   const launch::RunOutcome outcome = launch::drive_run(journal, options, live.context);
   int damaged = 0;
   launch::RunState state = launch::fold(journal.run_id(), journal.records(&damaged));

@@ -218,6 +218,25 @@ TEST_CASE("runner: a hang is reported, cancelled after the grace, diagnosed hang
   CHECK(hangs == 1);  // reported once, not on every look
 }
 
+TEST_CASE("runner: a run keeps the hang options it was created with, for a resumed watch")
+{
+  Fixture f;
+  f.options.hang.floor = std::chrono::seconds(42);
+  f.options.hang_grace = std::chrono::seconds(7);
+  f.options.hang_cancel = false;
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::RunOptions resumed;  // the defaults a later `watch RUN_ID` starts from
+  lg::launch::read_hang_options(journal.records().front().data, resumed);
+  CHECK(resumed.hang.floor == std::chrono::seconds(42));
+  CHECK(resumed.hang_grace == std::chrono::seconds(7));
+  CHECK_FALSE(resumed.hang_cancel);
+  lg::launch::RunOptions older;  // a journal from before these fields
+  lg::launch::read_hang_options(nlohmann::json::object(), older);
+  CHECK(older.hang.floor == std::chrono::minutes(5));
+  CHECK(older.hang_cancel);
+}
+
 TEST_CASE("runner: with hang cancelling off a hang is only reported, and beats the time limit it ran into")
 {
   Fixture f;
