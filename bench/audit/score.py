@@ -54,6 +54,25 @@ def find_files(corpus, names):
     return found
 
 
+# Feature groups of the development scripts, by the upstream project the
+# script comes from (what launches it and how its job is written).
+GROUPS = [
+    ("Megatron-DeepSpeed", ("bigscience-workshop__", "deepspeedai__Megatron-DeepSpeed", "pytorch__deepspeed")),
+    ("Megatron Bridge key=value", ("NVIDIA-NeMo__Megatron-Bridge",)),
+    ("NeMo / generated (NeMo-Run, CloudAI, MLPerf, launcher)", ("NVIDIA-NeMo__Run", "NVIDIA__cloudai", "mlcommons__",
+                                                             "nsight__nemotron")),
+    ("Megatron-LM command line", ("NVIDIA__Megatron-LM", "swiss-ai__Megatron-LM", "megatron__megatron-lm")),
+    ("other trainers (torchtitan, FSDP, nanotron, picotron, NeoX, Lightning, launchers)", ("",)),
+]
+
+
+def group_of(name):
+    for group, keys in GROUPS:
+        if any(k in name for k in keys):
+            return group
+    return GROUPS[-1][0]
+
+
 def precision_recall(lg, files):
     judged = {(r[0], int(r[1]), r[2]): r[3] for r in table("judgements.tsv")}
     right = wrong = 0
@@ -83,15 +102,30 @@ def precision_recall(lg, files):
     for key in unjudged:
         print(f"  unjudged: {key[0]}:{key[1]} {key[2]}")
     found = total = 0
+    per_group = {}
+    for name, findings in findings_of.items():
+        g = per_group.setdefault(group_of(name), [0, 0, 0, 0, 0])  # right, wrong, found, total, scripts
+        g[4] += 1
+        for f in findings:
+            verdict = judged.get((name, f["line"], f["rule"]))
+            g[0] += verdict == "right"
+            g[1] += verdict == "wrong"
     for name, line, kind, rule, note in table("problems.tsv"):
         if name not in files:
             continue
         total += 1
         hit = any(f["rule"] == rule and (int(line) == 0 or f["line"] == int(line)) for f in findings_of[name])
         found += hit
+        per_group.setdefault(group_of(name), [0, 0, 0, 0, 0])[2] += hit
+        per_group[group_of(name)][3] += 1
         if not hit:
             print(f"  missed: {name}:{line} {kind} ({note})")
     print(f"recall: {found}/{total} known problems reported ({100.0 * found / max(1, total):.1f}%)")
+    print("per feature group (precision = right/judged, recall = found/known):")
+    for group, _ in GROUPS:
+        if group in per_group:
+            r, w, fo, to, n = per_group[group]
+            print(f"  {group[:60]:60s} scripts {n:2d}  precision {r}/{r + w}  recall {fo}/{to}")
 
 
 # Each mutation: (kind, rule, function(text) -> (mutated text, 1-based line)).
@@ -142,6 +176,18 @@ def m_nounset(text):
     return "\n".join(lines), at + 2
 
 
+def m_array_comment(text):
+    lines, at = after_directives(text)
+    lines[at:at] = ["LG_MUTANT_ARGS=(", "  --lg-mutant 1 \\ # a comment", ")"]
+    return "\n".join(lines), at + 2
+
+
+def m_host_array(text):
+    lines, at = after_directives(text)
+    lines.insert(at, 'LG_MUTANT_HOSTS=( "$(scontrol show hostnames "$SLURM_JOB_NODELIST")" )')
+    return "\n".join(lines), at + 1
+
+
 MUTATIONS = [
     ("unexpanded #SBATCH value", "audit.directive_unexpanded", m_unexpanded),
     ("placeholder in #SBATCH", "audit.placeholder", m_placeholder),
@@ -150,6 +196,8 @@ MUTATIONS = [
     ("use before assignment", "audit.use_before_assignment", m_use_before),
     ("SBATCH_* read in the job", "audit.sbatch_input_variable", m_sbatch_var),
     ("set -u with $1", "audit.nounset_positional", m_nounset),
+    ("`\\ #` comment in an array", "audit.array_comment", m_array_comment),
+    ("one-element host array", "audit.host_array_one_element", m_host_array),
 ]
 
 

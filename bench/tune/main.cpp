@@ -120,22 +120,30 @@ void calibrate(const std::vector<Predicted>& rows)
   }
 }
 
+// A problem of the benchmark's own (not a published row): FP8-CS on H100,
+// micro batch 1, the layout left to the caller.
+Row h100_fp8_problem(const char* release, const char* task, const char* model, int gpus, int gbs, int seq)
+{
+  Row row;
+  row.release = release;
+  row.task = task;
+  row.model = model;
+  row.system = "h100-80gb";
+  row.precision = "fp8_cs";
+  row.gpus = gpus;
+  row.gbs = gbs;
+  row.mbs = 1;
+  row.seq = seq;
+  return row;
+}
+
 // The Megatron Bridge memory-tuning guide's measured table (Llama3 70B SFT,
 // 32 x H100, FP8-CS, seq 4096, GBS 32, MBS 1): the baseline TP4 PP4 VPP5 DP2
 // and its variants, predicted relative changes against measured ones.
 void guide(const lg::config::LoadOptions& options)
 {
   auto spec_of = [&](int tp, int pp, const char* recompute) {
-    Row row;
-    row.release = "guide";
-    row.task = "sft";
-    row.model = "llama3-70b";
-    row.system = "h100-80gb";
-    row.precision = "fp8_cs";
-    row.gpus = 32;
-    row.gbs = 32;
-    row.mbs = 1;
-    row.seq = 4096;
+    Row row = h100_fp8_problem("guide", "sft", "llama3-70b", 32, 32, 4096);
     row.tp = tp;
     row.pp = pp;
     row.vpp = 5;
@@ -317,16 +325,7 @@ void tune_bench(const std::vector<Predicted>& rows)
 // Speed: Llama 3.1 405B on 1024 H100, every layout of the space.
 void speed(const lg::config::LoadOptions& options)
 {
-  Row row;
-  row.release = "speed";
-  row.task = "pretrain";
-  row.model = "llama3.1-405b";
-  row.system = "h100-80gb";
-  row.precision = "fp8_cs";
-  row.gpus = 1024;
-  row.gbs = 1536;
-  row.mbs = 1;
-  row.seq = 8192;
+  const Row row = h100_fp8_problem("speed", "pretrain", "llama3.1-405b", 1024, 1536, 8192);
   const auto spec = lg::bench::row_spec(row, options);
   const Ranked ranked = rank_layouts(spec);
   fmt::print("\nspeed: Llama3.1-405B on 1024 x H100, whole space: {} layouts searched in {:.3f} s "

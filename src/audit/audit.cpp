@@ -68,6 +68,35 @@ std::pair<int, int> own_lines(const ScriptModel& model, int command)
   return {begin, eol == std::string::npos ? static_cast<int>(t.size()) : static_cast<int>(eol) + 1};
 }
 
+int insert_before_launch(const ScriptModel& model, const Launch& launch, bool top_level)
+{
+  if (launch.command < 0 || static_cast<std::size_t>(launch.command) >= model.commands.size()) {
+    return -1;
+  }
+  const Command& c = model.commands[static_cast<std::size_t>(launch.command)];
+  if ((top_level && c.depth != 0) || c.begin < 0) {
+    return -1;
+  }
+  const int line = model.line_begin(model.line_of(c.begin));
+  const std::string& t = model.text;
+  for (int i = line; i < c.begin; ++i) {
+    if (t[static_cast<std::size_t>(i)] != ' ' && t[static_cast<std::size_t>(i)] != '\t') {
+      return -1;  // another command (or a keyword) shares the line
+    }
+  }
+  // The line before must not continue into this one (a backslash at its end).
+  if (line >= 2) {
+    auto j = static_cast<std::size_t>(line - 1);  // its newline
+    if (j > 0 && t[j - 1] == '\r') {
+      --j;
+    }
+    if (j > 0 && t[j - 1] == '\\') {
+      return -1;
+    }
+  }
+  return line;
+}
+
 } // namespace detail
 
 namespace {
@@ -154,6 +183,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.use_before_assignment", Severity::warning, "a variable used above its first assignment"},
     {"audit.no_launch", Severity::advice, "no training launch line could be read"},
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
+    {"audit.array_comment", Severity::error, "a `\\ #` comment inside an array: its words become elements"},
+    {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
   };
   return k_rules;
 }

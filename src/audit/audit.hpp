@@ -33,6 +33,7 @@ struct AuditFinding
 struct AuditOptions
 {
   config::GpuSpec gpu;         // the GPU the script runs on (generation matters)
+  bool gpu_assumed = false;    // neither --gpu nor the script says it: findings that hang on the generation are dropped
   bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
   // the rule.

@@ -39,7 +39,7 @@ Resolved expand_arg(const Part& part, const ExpandContext& context)
     out.known = false;
     return out;
   }
-  ExpandContext inner{context.vars, context.uses, context.command, context.batch_shell, context.depth + 1};
+  ExpandContext inner{context.vars, context.uses, context.command, context.batch_shell, context.depth + 1, context.defaults};
   std::vector<Word> words;
   for (const auto& command : lex(part.arg, context.depth + 1).commands) {
     for (const auto& raw : command.words) {
@@ -50,6 +50,18 @@ Resolved expand_arg(const Part& part, const ExpandContext& context)
   out.known = joined.known;
   out.items.push_back(std::move(joined));
   return out;
+}
+
+// `${NAME:=default}`: bash assigns the default to NAME as it expands it
+// (bash(1), Parameter Expansion), so later lines see the value.
+Resolved assign_default(const Part& part, Resolved value, const ExpandContext& context)
+{
+  if ((part.op == ":=" || part.op == "=") && context.defaults != nullptr && part.index.empty() && !value.items.empty()) {
+    Word assigned = value.items.front();
+    assigned.offset = part.offset;
+    context.defaults->emplace_back(part.name, std::move(assigned));
+  }
+  return value;
 }
 
 std::vector<Word> select(const Var& var, const std::string& index)
@@ -91,7 +103,7 @@ Resolved resolve(const Part& part, const ExpandContext& context)
   }
   if (it == context.vars.end()) {
     if (part.op == ":-" || part.op == "-" || part.op == ":=" || part.op == "=") {
-      return expand_arg(part, context);
+      return assign_default(part, expand_arg(part, context), context);
     }
     out.known = false;
     return out;
@@ -104,7 +116,7 @@ Resolved resolve(const Part& part, const ExpandContext& context)
   std::vector<Word> value = select(var, part.index);
   const bool empty = empty_value(value);
   if ((part.op == ":-" || part.op == ":=") && empty) {
-    return expand_arg(part, context);
+    return assign_default(part, expand_arg(part, context), context);
   }
   if (part.op == ":+" || part.op == "+") {
     return empty && part.op == ":+" ? out : expand_arg(part, context);

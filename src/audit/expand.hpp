@@ -34,6 +34,9 @@ struct ExpandContext
   int command = -1;
   bool batch_shell = true;
   int depth = 0;
+  // `${NAME:=default}` / `${NAME=default}` assign NAME when it is unset (or
+  // empty, with ':'): each such assignment, in order (may be null).
+  std::vector<std::pair<std::string, Word>>* defaults = nullptr;
 };
 
 enum class Split { yes, no };

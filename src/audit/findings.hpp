@@ -30,10 +30,16 @@ void hygiene_findings(FindingContext& context);  // exports, directives, placeho
 void launch_findings(FindingContext& context);   // tasks, per-task variables, container env, signal, nodes
 void secret_findings(FindingContext& context);   // set -x and tokens
 void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
+void word_findings(FindingContext& context);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
 
 // True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
 // /path/to/…, CHANGEME.
 bool placeholder(std::string_view text, bool template_mode);
+
+// Megatron-DeepSpeed (the deepspeed launcher, --deepspeed, --zero-stage,
+// --pp-partition-method, …): its own fork of Megatron's arguments, without
+// Megatron-LM's later checks (findings_job.cpp).
+bool megatron_deepspeed(const ScriptJob& job);
 
 // True for names the training processes read (CUDA_*, NCCL_*, PYTORCH_*, …).
 bool runtime_variable(const std::string& name);
@@ -41,5 +47,13 @@ bool runtime_variable(const std::string& name);
 // The byte range of the whole lines holding command `command`, if nothing
 // else shares them; (-1, -1) otherwise.
 std::pair<int, int> own_lines(const ScriptModel& model, int command);
+
+// Where a line can be inserted before the launch `launch` so that it runs
+// exactly when the launch does: the start of the launch's own line (not
+// after `;`, `&&` or `|` on its line, not continued from the line before);
+// with `top_level`, only when the launch is not inside if/for/while or a
+// function either (a line moved there would run in one branch only). -1
+// otherwise (then no edit is offered).
+int insert_before_launch(const ScriptModel& model, const Launch& launch, bool top_level);
 
 } // namespace lg::audit::detail

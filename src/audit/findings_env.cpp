@@ -30,8 +30,14 @@ bool script_expandable(const ScriptJob& job)
 bool keys_known(const ScriptJob& job, const std::string& rule)
 {
   if (rule.starts_with("env.cuda_device_max_connections")) {
-    return job.megatron && job.key_known("parallelism.tp") && job.key_known("parallelism.cp")
-           && job.key_known("training.fsdp") && job.key_known("training.overlap_moe_expert_parallel_comm");
+    // TP > 1 or CP > 1 needs it: one known size above 1 is enough.
+    const auto& p = job.spec.parallelism;
+    const bool tp = job.key_known("parallelism.tp");
+    const bool cp = job.key_known("parallelism.cp");
+    // Megatron-DeepSpeed's megatron/arguments.py has no such assertion.
+    return job.megatron && !megatron_deepspeed(job) && ((tp && cp) || (tp && p.tp > 1) || (cp && p.cp > 1))
+           && job.key_known("training.fsdp")
+           && job.key_known("training.overlap_moe_expert_parallel_comm");
   }
   if (rule == "env.nccl_ub_expandable_segments") {
     return job.megatron && job.key_known("training.nccl_ub");
@@ -113,16 +119,33 @@ void rewrite(FindingContext& context, const env::JobFeatures& features, AuditFin
   }
 }
 
-// Insert `export NAME=value` on its own line before the launch line.
-Edit insert_export(const ScriptModel& model, const Launch& launch, const std::string& name, const std::string& value)
+// What a finding on a Megatron Bridge launch took at the ConfigContainer
+// default because the recipe, not the script, sets it.
+std::string assumed_note(const ScriptJob& job)
+{
+  std::string out;
+  for (const auto& a : job.assumed) {
+    out += (out.empty() ? "; the recipe is taken to keep " : ", ") + a;
+  }
+  return out;
+}
+
+// Insert `export NAME=value` on its own line before the launch line; no edit
+// when the launch is not a top-level command of its own line
+// (insert_before_launch).
+void insert_export(const ScriptModel& model, const Launch& launch, const std::string& name, const std::string& value,
+                   AuditFinding& finding)
 {
   const int begin = model.commands[static_cast<std::size_t>(launch.command)].begin;
-  const int line = model.line_begin(model.line_of(begin));
+  const int line = insert_before_launch(model, launch, false);
+  if (line < 0) {
+    return;
+  }
   std::string indent;
   for (int i = line; i < begin && (model.text[static_cast<std::size_t>(i)] == ' ' || model.text[static_cast<std::size_t>(i)] == '\t'); ++i) {
     indent += model.text[static_cast<std::size_t>(i)];
   }
-  return Edit{line, line, indent + "export " + name + "=" + value + "\n"};
+  finding.edits.push_back(Edit{line, line, indent + "export " + name + "=" + value + "\n"});
 }
 
 void missing_variables(FindingContext& context, const env::JobFeatures& f)
@@ -141,9 +164,10 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
       fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with TP={} CP={} on {}: "
                   "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
                   "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
-                  f.tp, f.cp, config::to_string(f.generation)),
+                  f.tp, f.cp, config::to_string(f.generation))
+        + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
-    finding.edits.push_back(insert_export(context.model, *job.launch, k_cdmc, "1"));
+    insert_export(context.model, *job.launch, k_cdmc, "1", finding);
   }
   if (job.env("NCCL_GRAPH_REGISTER") == nullptr && script_expandable(job) && f.cuda_graphs != config::CudaGraphs::none
       && keys_known(job, "env.nccl_graph_register")) {
@@ -155,7 +179,7 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
                   config::to_string(f.cuda_graphs),
                   te ? "Megatron asserts it must be 0 \"to avoid illegal memory access\"" : "graph capture risks an illegal memory access"),
       "export NCCL_GRAPH_REGISTER=0 before the launch line", at);
-    finding.edits.push_back(insert_export(context.model, *job.launch, "NCCL_GRAPH_REGISTER", "0"));
+    insert_export(context.model, *job.launch, "NCCL_GRAPH_REGISTER", "0", finding);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -21,6 +22,27 @@ int last_launch_end(const ScriptModel& model)
   return end;
 }
 
+// An export can move above the launch when it is a top-level command (moving
+// it out of an if/for would change when it runs, or leave an empty block) and
+// its value reads nothing assigned between the launch and the export (moved,
+// it would read the old value, or none).
+bool export_movable_above(const ScriptModel& m, const Assignment& a, int launch_begin)
+{
+  if (a.command < 0 || m.commands[static_cast<std::size_t>(a.command)].depth != 0) {
+    return false;
+  }
+  auto assigned_between = [&](const std::string& name) {
+    return std::any_of(m.assignments.begin(), m.assignments.end(), [&](const Assignment& b) {
+      return b.name == name && b.offset > launch_begin && b.offset < a.offset && b.kind != AssignKind::export_only;
+    });
+  };
+  if (a.kind == AssignKind::export_only && assigned_between(a.name)) {
+    return false;  // X=... after the launch, then `export X`: the value comes too late anyway
+  }
+  return std::none_of(m.uses.begin(), m.uses.end(),
+                      [&](const VarUse& use) { return use.command == a.command && assigned_between(use.name); });
+}
+
 void exports_after_launch(FindingContext& context)
 {
   const ScriptModel& m = context.model;
@@ -29,7 +51,7 @@ void exports_after_launch(FindingContext& context)
   }
   const int after = last_launch_end(m);
   const int launch_begin = m.commands[static_cast<std::size_t>(context.job.launch->command)].begin;
-  const int insert_at = m.line_begin(m.line_of(launch_begin));
+  const int insert_at = insert_before_launch(m, *context.job.launch, true);
   for (const auto& a : m.assignments) {
     if (a.offset < after || a.prefix || !a.exported || a.kind == AssignKind::unset || !runtime_variable(a.name)) {
       continue;
@@ -40,7 +62,7 @@ void exports_after_launch(FindingContext& context)
                   a.name, m.line_of(launch_begin)),
       fmt::format("move the export above line {}", m.line_of(launch_begin)), a.offset);
     const auto [begin, end] = own_lines(m, a.command);
-    if (begin >= 0) {
+    if (begin >= 0 && insert_at >= 0 && export_movable_above(m, a, launch_begin)) {
       finding.edits.push_back(Edit{begin, end, ""});
       std::string moved = m.text.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
       if (moved.empty() || moved.back() != '\n') {

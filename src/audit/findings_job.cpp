@@ -4,6 +4,7 @@
 // model and the cluster are fully known.
 #include "audit/findings.hpp"
 
+#include "config/not_modelled.hpp"
 #include "estimate/estimate.hpp"
 #include "rules/rules.hpp"
 
@@ -26,9 +27,9 @@ struct Dependency
 };
 
 // Keys a rule reads besides the one it points at.
-const std::array<Dependency, 21>& dependencies()
+const std::array<Dependency, 22>& dependencies()
 {
-  static const std::array<Dependency, 21> k_table = {{
+  static const std::array<Dependency, 22> k_table = {{
     {"optimizer.", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
     {"sequence_parallel.", {"parallelism.tp"}},
     {"pipeline.", {"parallelism.pp"}},
@@ -48,6 +49,7 @@ const std::array<Dependency, 21>& dependencies()
     {"precision.dims_divisible_by_16", {"model.hidden_size", "model.ffn_hidden_size"}},
     {"context_parallel.", {"model.seq_length", "parallelism.cp"}},
     {"moe.experts_divisible_by_ep", {"model.moe.num_experts", "parallelism.ep"}},
+    {"moe.ep_requires_experts", {"model.moe.num_experts"}},  // a Bridge recipe may define the experts
     {"memory.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
     {"advice.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
   }};
@@ -117,6 +119,62 @@ std::string script_terms(std::string fix)
 
 namespace {
 
+// What the estimator does not model in this job (config/not_modelled.hpp:
+// the Megatron-LM reader noted the flags and the program; a Megatron-DeepSpeed
+// launch is noted here), in one sentence; empty when everything is modelled.
+std::string unmodelled_memory_settings(const ScriptJob& job, bool deepspeed)
+{
+  config::JobSpec spec = job.spec;
+  if (deepspeed) {
+    const bool noted = std::any_of(spec.not_modelled.begin(), spec.not_modelled.end(),
+                                   [](const config::NotModelled& n) { return n.setting == "--deepspeed"; });
+    if (!noted) {
+      config::note_not_modelled(spec, "deepspeed", "Megatron-DeepSpeed");
+    }
+  }
+  std::string out;
+  for (const auto& item : config::not_modelled(spec)) {
+    out += fmt::format("{}{} ({})", out.empty() ? "" : "; ", item.setting, item.what);
+  }
+  return out;
+}
+
+// With the GPU assumed (neither --gpu nor the script names it), a rule that
+// fires on one GPU generation and not on another is a guess about the
+// hardware: keep only what every generation's check reports.
+void drop_generation_dependent(const config::JobSpec& spec, const estimate::Estimate& estimate,
+                               std::vector<Diagnostic>& diagnostics)
+{
+  std::vector<std::string> everywhere;
+  for (const auto& d : diagnostics) {
+    everywhere.push_back(d.rule);
+  }
+  for (auto generation : {config::GpuGeneration::ampere, config::GpuGeneration::hopper, config::GpuGeneration::blackwell}) {
+    config::JobSpec other = spec;
+    other.cluster.gpu_info.generation = generation;
+    std::vector<std::string> rules;
+    for (const auto& d : rules::check(other, estimate)) {
+      rules.push_back(d.rule);
+    }
+    std::erase_if(everywhere, [&](const std::string& r) { return std::find(rules.begin(), rules.end(), r) == rules.end(); });
+  }
+  std::erase_if(diagnostics, [&](const Diagnostic& d) {
+    return std::find(everywhere.begin(), everywhere.end(), d.rule) == everywhere.end();
+  });
+}
+
+// Rules that are Megatron-LM performance or layout advice, not correctness.
+bool megatron_lm_only(const std::string& rule)
+{
+  static constexpr std::array<std::string_view, 11> k_prefixes = {
+    "optimizer.", "advice.", "pipeline.pp_without_vpp", "sequence_parallel.recommended_with_tp", "sequence_parallel.tp_comm",
+    "parallelism.layers_divisible_by_pp", "parallelism.uneven_pp", "parallelism.first_stage_layers",
+    "parallelism.last_stage_layers", "recompute.", "memory."};
+  return std::any_of(k_prefixes.begin(), k_prefixes.end(), [&](std::string_view p) { return rule.starts_with(p); });
+}
+
+} // namespace
+
 // Megatron-DeepSpeed (or DeepSpeed under a Megatron-style program): ZeRO
 // shards the optimizer, DeepSpeed's PipelineModule places layers by
 // --pp-partition-method (no divisibility rule), and Megatron-LM's own
@@ -144,49 +202,6 @@ bool megatron_deepspeed(const ScriptJob& job)
   return false;
 }
 
-// Flags that change per-GPU memory in ways the estimator does not model:
-// the first one found, or empty. With one of them the memory verdict would
-// be a guess, so audit says "memory not judged" instead.
-std::string unmodelled_memory_flag(const ScriptJob& job, bool deepspeed)
-{
-  if (deepspeed) {
-    return "DeepSpeed ZeRO (Megatron-DeepSpeed)";
-  }
-  static constexpr std::array<std::string_view, 9> k_prefixes = {
-    "--freeze-", "--checkpoint-activations", "--moe-latent", "--hybrid-", "--mamba-", "--is-hybrid-model",
-    "--spec", "--encoder-num-layers", "--num-experts-per-"};
-  for (const auto& w : job.launch->args) {
-    if (!w.known) {
-      continue;
-    }
-    for (auto prefix : k_prefixes) {
-      if (w.text().starts_with(prefix)) {
-        const auto eq = w.text().find('=');
-        return w.text().substr(0, eq);
-      }
-    }
-  }
-  const std::string program = job.launch->program ? job.launch->program->text() : "";
-  for (const char* kind : {"mamba", "hybrid", "vlm", "vision", "llava", "t5", "bert", "multimodal"}) {
-    if (program.find(kind) != std::string::npos) {
-      return fmt::format("the {} model of {}", kind, program);
-    }
-  }
-  return {};
-}
-
-// Rules that are Megatron-LM performance or layout advice, not correctness.
-bool megatron_lm_only(const std::string& rule)
-{
-  static constexpr std::array<std::string_view, 11> k_prefixes = {
-    "optimizer.", "advice.", "pipeline.pp_without_vpp", "sequence_parallel.recommended_with_tp", "sequence_parallel.tp_comm",
-    "parallelism.layers_divisible_by_pp", "parallelism.uneven_pp", "parallelism.first_stage_layers",
-    "parallelism.last_stage_layers", "recompute.", "memory."};
-  return std::any_of(k_prefixes.begin(), k_prefixes.end(), [&](std::string_view p) { return rule.starts_with(p); });
-}
-
-} // namespace
-
 void job_findings(FindingContext& context)
 {
   const ScriptJob& job = context.job;
@@ -198,8 +213,11 @@ void job_findings(FindingContext& context)
     return;
   }
   const bool deepspeed = megatron_deepspeed(job);
-  const std::string unmodelled = unmodelled_memory_flag(job, deepspeed);
-  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque
+  const std::string unmodelled = unmodelled_memory_settings(job, deepspeed);
+  // Every key known: a parallel size or batch the script leaves unknown
+  // (set in a branch, or by the caller) is taken as Megatron's default by
+  // the reader, and a verdict on that default would be a guess.
+  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
                          && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty();
   estimate::Estimate estimate;
   if (estimable) {
@@ -217,6 +235,9 @@ void job_findings(FindingContext& context)
                 job.launch->program->offset);
   }
   std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);
+  if (context.options.gpu_assumed) {
+    drop_generation_dependent(job.spec, estimate, diagnostics);
+  }
   const bool world_fired = std::any_of(diagnostics.begin(), diagnostics.end(),
                                        [](const Diagnostic& d) { return d.rule == "parallelism.world_size"; });
   for (auto& diagnostic : diagnostics) {

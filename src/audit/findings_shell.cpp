@@ -238,6 +238,7 @@ void shell_findings(FindingContext& context)
   sbatch_input_variables(context);
   nounset_positional(context);
   use_before_assignment(context);
+  word_findings(context);
   no_training_launch(context);
 }
 

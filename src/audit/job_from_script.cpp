@@ -78,7 +78,7 @@ const Launch* training_launch(const ScriptModel& model)
     if (l.python && l.program) {
       python = &l;
       if (contains_megatron(l.program->text()) || basename_contains_pretrain(l.program->text())
-          || looks_like_megatron_args(l.args)) {
+          || looks_like_megatron_args(l.args) || looks_like_bridge_overrides(l.args)) {
         megatron = &l;
       }
     }
@@ -112,7 +112,7 @@ bool ScriptJob::key_known(const std::string& key) const
   if (it != spec.locations.end()) {
     return it->second.file != k_unknown_file;
   }
-  return megatron && !args_opaque;
+  return megatron && !args_opaque && !bridge;  // a Bridge recipe sets what its words do not
 }
 
 const Assignment* ScriptJob::env(const std::string& name) const
@@ -143,8 +143,13 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
   }
   const std::string& program = job.launch->program->text();
   const bool named = contains_megatron(program) || basename_contains_pretrain(program);
+  const bool megatron_args = looks_like_megatron_args(job.launch->args);
+  if (!megatron_args && looks_like_bridge_overrides(job.launch->args)) {
+    read_bridge(model, path, job);  // a Bridge entry point (run_recipe.py, a recipe's pretrain_*.py)
+    return job;
+  }
   job.megatron_program = named;
-  if (named || looks_like_megatron_args(job.launch->args)) {
+  if (named || megatron_args) {
     read_megatron(model, path, job);
   }
   if (job.megatron && !named) {

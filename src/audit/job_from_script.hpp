@@ -23,6 +23,10 @@ struct ScriptJob
   const Launch* launch = nullptr;  // the training launch line, or nullptr
   bool megatron = false;           // Megatron-LM arguments were read from it
   bool megatron_program = false;   // the program is a Megatron entry point (pretrain_*.py, …/megatron/…)
+  bool bridge = false;             // the job was read from Megatron Bridge key=value overrides (megatron is true too)
+  // Settings the overrides leave to the recipe that a rule takes at the
+  // ConfigContainer default, in words (the findings that rely on them say so).
+  std::vector<std::string> assumed;
   config::JobSpec spec;            // locations point into the script (file = path)
   std::set<std::string> unknown;   // JobSpec keys ("parallelism.tp", "cluster", …) not known
   bool args_opaque = false;        // part of the argv cannot be known (e.g. $EXTRA_ARGS)

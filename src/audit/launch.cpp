@@ -304,7 +304,8 @@ bool ChainParser::wrapper_step(const std::string& base)
   if (base == "nsys" || base == "apptainer" || base == "singularity") {
     ++m_i;  // the subcommand: profile, exec, run
   }
-  options(stage, base == "numactl" || base == "taskset" ? numactl_grammar() : generic_grammar());
+  const bool container = base == "apptainer" || base == "singularity";
+  options(stage, base == "numactl" || base == "taskset" ? numactl_grammar() : container ? apptainer_grammar() : generic_grammar());
   if ((base == "apptainer" || base == "singularity") && m_i < m_words.size()) {
     ++m_i;  // the image
   }
@@ -338,8 +339,12 @@ bool ChainParser::step()
     options(push("mpirun"), mpirun_grammar());
     return true;
   }
-  if (base == "torchrun" || base == "deepspeed") {
-    options(push(base), base == "torchrun" ? torchrun_grammar() : deepspeed_grammar());
+  if (base == "torchrun" || base == "deepspeed" || base == "ft_launcher") {
+    // ft_launcher (NVIDIA nvidia-resiliency-ext, fault_tolerance/launcher.py)
+    // is torch.distributed.run with --ft-* options added: torchrun's grammar
+    // and meaning (--nnodes, --nproc-per-node, --node-rank).
+    const bool deepspeed = base == "deepspeed";
+    options(push(deepspeed ? base : "torchrun"), deepspeed ? deepspeed_grammar() : torchrun_grammar());
     finish_program(true);
     return false;
   }

@@ -85,6 +85,22 @@ const OptionGrammar& generic_grammar()
   return k_grammar;
 }
 
+// Apptainer/Singularity `exec`/`run` options that take no value (apptainer
+// docs, "Command Line Interface: apptainer exec"); -B/--bind, --env,
+// --home, --overlay, --pwd, … take one.
+const OptionGrammar& apptainer_grammar()
+{
+  static const OptionGrammar k_grammar{
+    {"nv", "nvccli", "rocm", "cleanenv", "containall", "contain", "writable", "writable-tmpfs", "no-home",
+     "fakeroot", "userns", "compat", "no-init", "no-privs", "no-https", "ipc", "pid", "net", "disable-cache",
+     "no-nv", "keep-privs", "allow-setuid", "boot", "unsquash", "no-eval", "no-umask", "sharens", "no-pid",
+     "uts", "silent", "quiet", "debug", "verbose"},
+    "ecCipfusqdv",
+    {},
+    false};
+  return k_grammar;
+}
+
 const OptionGrammar& numactl_grammar()
 {
   static const OptionGrammar k_grammar{{"localalloc", "hardware", "show", "all"}, "lHsa", {}, false};
@@ -93,9 +109,9 @@ const OptionGrammar& numactl_grammar()
 
 bool looks_like_program(const std::string& word)
 {
-  static constexpr std::array<std::string_view, 16> k_programs = {
+  static constexpr std::array<std::string_view, 17> k_programs = {
     "python", "python3", "torchrun", "srun", "uv", "bash", "sh", "deepspeed", "numactl", "env",
-    "nsys", "apptainer", "singularity", "mpirun", "accelerate", "ncu"};
+    "nsys", "apptainer", "singularity", "mpirun", "accelerate", "ncu", "ft_launcher"};
   const std::string base = basename_of(word);
   for (auto name : k_programs) {
     if (base == name) {

@@ -54,6 +54,11 @@ void Lexer::finish_word()
   m_in_word = false;
   if (m_redirect_target) {
     m_redirect_target = false;
+    if (m_redirect_in >= 0 && m_pos < m_n && m_src.text[m_pos] == '>') {
+      m_out.angle_redirects.push_back(m_redirect_in);  // `<WORD>`: the word ended at a `>`
+    }
+    m_redirect_in = -1;
+    m_word = RawWord{};
     return;
   }
   if (m_cmd.words.empty()) {

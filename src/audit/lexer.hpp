@@ -48,6 +48,9 @@ struct LexResult
 {
   std::vector<RawCommand> commands;
   std::vector<std::pair<int, int>> heredocs;
+  // Offsets of an unquoted `<WORD>` that bash reads as two redirections
+  // (`<WORD` from a file, `>` into the next word): a placeholder left in.
+  std::vector<int> angle_redirects;
 };
 
 // Lex `source`. `depth` bounds recursion through nested $( … ) parsing.

@@ -204,6 +204,8 @@ void Lexer::redirect(char c)
     read_heredoc_delimiter(strip);
     return;
   }
+  const bool plain_in = c == '<' && next != '<' && std::strchr(">&|", next) == nullptr;
+  m_redirect_in = plain_in ? off(m_pos) : -1;
   m_pos += (c == '<' && next == '<') ? 3 : 1;
   if (m_pos < m_n && std::strchr(">&|", m_src.text[m_pos]) != nullptr) {
     ++m_pos;

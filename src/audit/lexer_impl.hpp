@@ -57,6 +57,7 @@ private:
   RawWord m_word;
   bool m_in_word = false;
   bool m_redirect_target = false;  // the next word is a redirection target
+  int m_redirect_in = -1;          // offset of a plain `<` whose target is being read, else -1
   struct Pending
   {
     std::string delimiter;

@@ -132,6 +132,32 @@ void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob&
     return;
   }
   job.megatron = true;
+  read_world(job);
+  default_global_batch(built, job);
+  const SourceLocation unknown{k_unknown_file, 0, 0};
+  std::map<std::string, SourceLocation> locations;
+  for (const auto& [key, location] : job.spec.locations) {
+    const auto word = static_cast<std::size_t>(location.column);
+    const bool real = location.file == "command line" && word >= 1 && word <= built.real;
+    locations[key] = real ? script_location(model, path, built.offsets[word - 1]) : unknown;
+  }
+  if (!job.args_opaque) {
+    // An absent flag is Megatron-LM's default: known, placed on the program.
+    for (const char* section : {"model", "parallelism", "training", "peft"}) {
+      locations[section] = script_location(model, path, job.launch->program->offset);
+    }
+  }
+  place_job(model, path, std::move(locations), job);
+}
+
+SourceLocation script_location(const ScriptModel& model, const std::string& path, int offset)
+{
+  const Position p = model.position(offset);
+  return SourceLocation{path, p.line, p.column};
+}
+
+void read_world(ScriptJob& job)
+{
   job.cluster_known = job.world > 0 && job.world_nodes > 0 && job.world % job.world_nodes == 0;
   if (job.cluster_known) {
     job.spec.cluster.nodes = job.world_nodes;
@@ -139,29 +165,18 @@ void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob&
   } else {
     job.unknown.insert("cluster");
   }
-  default_global_batch(built, job);
-  auto here = [&](int offset) {
-    const Position p = model.position(offset);
-    return SourceLocation{path, p.line, p.column};
-  };
+}
+
+void place_job(const ScriptModel& model, const std::string& path, std::map<std::string, SourceLocation> locations,
+               ScriptJob& job)
+{
   const SourceLocation unknown{k_unknown_file, 0, 0};
-  std::map<std::string, SourceLocation> locations;
-  for (const auto& [key, location] : job.spec.locations) {
-    const auto word = static_cast<std::size_t>(location.column);
-    const bool real = location.file == "command line" && word >= 1 && word <= built.real;
-    locations[key] = real ? here(built.offsets[word - 1]) : unknown;
-  }
   for (const auto& key : job.unknown) {
     locations[key] = unknown;
   }
-  if (!job.args_opaque) {
-    for (const char* section : {"model", "parallelism", "training", "peft"}) {
-      locations[section] = here(job.launch->program->offset);
-    }
-  }
-  locations["cluster"] = job.cluster_known ? here(job.world_offset) : unknown;
+  locations["cluster"] = job.cluster_known ? script_location(model, path, job.world_offset) : unknown;
   for (const auto& a : job.environment) {
-    locations["env." + a.name] = here(a.offset);
+    locations["env." + a.name] = script_location(model, path, a.offset);
     if (a.known && !a.value.empty()) {
       job.spec.env.emplace_back(a.name, a.value.front().text());
     }

@@ -5,6 +5,7 @@
 
 #include "audit/job_from_script.hpp"
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -92,5 +93,23 @@ std::optional<std::string> key_of_flag(const std::string& flag);
 
 // Fill job.spec (parallelism, model, training, cluster) from job.launch.
 void read_megatron(const ScriptModel& model, const std::string& path, ScriptJob& job);
+
+// True when `args` hold a Megatron Bridge override (`model.tensor_model_parallel_size=4`,
+// Hydra `+key=value` too) in a ConfigContainer section (bridge_job.cpp).
+bool looks_like_bridge_overrides(const std::vector<Word>& args);
+
+// Fill job.spec from the Megatron Bridge overrides of job.launch, read by
+// config::apply_bridge_settings (the one reading of Bridge settings); what
+// the words do not set is the recipe's, so unknown (bridge_job.cpp).
+void read_bridge(const ScriptModel& model, const std::string& path, ScriptJob& job);
+
+// Shared by both readers (megatron_job.cpp): `offset` as a location in `path`;
+// the cluster from the world size read_cluster found; the unknown keys, the
+// cluster and the launch line's environment placed into `locations`, which
+// become job.spec.locations.
+SourceLocation script_location(const ScriptModel& model, const std::string& path, int offset);
+void read_world(ScriptJob& job);
+void place_job(const ScriptModel& model, const std::string& path, std::map<std::string, SourceLocation> locations,
+               ScriptJob& job);
 
 } // namespace lg::audit

@@ -159,6 +159,7 @@ struct ScriptModel
   std::vector<std::pair<int, bool>> xtrace;  // (offset, on) for set -x / set +x
   std::vector<int> sources;                  // offsets of `source`/`.` commands
   std::vector<std::pair<int, int>> heredocs; // [begin, end) offsets of heredoc bodies
+  std::vector<int> angle_redirects;          // offsets of unquoted `<WORD>` (lexer.hpp)
   bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;

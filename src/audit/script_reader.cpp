@@ -97,6 +97,7 @@ ScriptModel read_script(std::string text, const ReadOptions& options)
   const Text source = source_text(model.text, model.line_starts, options.template_mode);
   detail::LexResult lexed = detail::lex(source, 0);
   model.heredocs = lexed.heredocs;
+  model.angle_redirects = lexed.angle_redirects;
   if (!lexed.commands.empty()) {
     model.first_command_offset = lexed.commands.front().begin;
   }

@@ -88,7 +88,8 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
   a.literal = only_literals(word);
   a.value_offset = word.begin >= 0 ? word.begin + static_cast<int>(skip) : -1;
   a.value_end = word.end;
-  const ExpandContext context{m_vars, &m_model.uses, command, m_batch_shell, 0};
+  std::vector<std::pair<std::string, Word>> defaults;
+  const ExpandContext context{m_vars, &m_model.uses, command, m_batch_shell, 0, &defaults};
   if (word.array) {
     a.is_array = true;
     for (const auto& element : word.elements) {
@@ -107,6 +108,7 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
     a.known = value.known;
     a.value.push_back(std::move(value));
   }
+  apply_defaults(defaults, command);
   mark_template(a.value, m_template);
   for (const auto& w : a.value) {
     a.known = a.known && w.known;
@@ -137,6 +139,29 @@ Assignment Evaluator::make_assignment(const RawWord& word, int command)
     }
   }
   return a;
+}
+
+// `: "${TP:=8}"`: each default an expansion assigned, as an assignment of
+// its own (not literal: --fix never rewrites it). Inside an if/for/while
+// block the branch may not run (`if big; then : "${TP:=8}"; else : "${TP:=4}"`):
+// the variable is unknown after it, never the first branch's value.
+void Evaluator::apply_defaults(std::vector<std::pair<std::string, Word>>& defaults, int command)
+{
+  for (auto& [name, value] : defaults) {
+    Assignment a;
+    a.name = name;
+    a.offset = value.offset;
+    a.command = command;
+    a.known = value.known && m_command_depth == 0;
+    a.value.push_back(std::move(value));
+    const auto it = m_vars.find(name);
+    const std::string assigned = name;
+    apply(std::move(a), it != m_vars.end() && it->second.exported);
+    if (m_command_depth > 0) {
+      m_vars[assigned].known = false;
+    }
+  }
+  defaults.clear();
 }
 
 void Evaluator::apply(Assignment assignment, bool export_it)
@@ -247,13 +272,15 @@ void Evaluator::set_options(const std::vector<Word>& words, int offset)
 
 std::vector<Word> Evaluator::expand_all(const RawCommand& raw, std::size_t from, int command)
 {
-  const ExpandContext context{m_vars, &m_model.uses, command, m_batch_shell, 0};
+  std::vector<std::pair<std::string, Word>> defaults;
+  const ExpandContext context{m_vars, &m_model.uses, command, m_batch_shell, 0, &defaults};
   std::vector<Word> out;
   for (std::size_t i = from; i < raw.words.size(); ++i) {
     for (auto& w : expand(raw.words[i], context, Split::yes)) {
       out.push_back(std::move(w));
     }
   }
+  apply_defaults(defaults, command);
   mark_template(out, m_template);
   return out;
 }

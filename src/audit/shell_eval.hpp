@@ -23,6 +23,7 @@ private:
   int add_command(const RawCommand& raw);
   Assignment make_assignment(const RawWord& word, int command);
   void apply(Assignment assignment, bool export_it);
+  void apply_defaults(std::vector<std::pair<std::string, Word>>& defaults, int command);
   void declare(const RawCommand& raw, std::size_t from, const std::string& builtin, int command);
   void unset(const std::vector<Word>& words, int command);
   void set_options(const std::vector<Word>& words, int offset);

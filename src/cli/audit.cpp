@@ -18,6 +18,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <fstream>
@@ -62,6 +63,7 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
       // no such preset here: keep the default and say so
     }
   }
+  options.gpu_assumed = true;
   return "assumed: the script names no GPU (partition, constraint, gres); --gpu sets it";
 }
 
@@ -191,14 +193,14 @@ nlohmann::json to_json(const audit::AuditResult& result)
 
 // Refuse a fix whose result bash cannot parse, or that brings a finding the
 // original did not have (an edit that changed more than it fixed).
-void check_fixed(const AuditArgs& args, const std::string& path, const std::string& text, const std::string& fixed,
-                 const audit::AuditResult& result)
+// `options` are the ones the findings were made with (the file's GPU choice
+// included), so the re-audit judges the edited script the same way.
+void check_fixed(const audit::AuditOptions& options, const std::string& path, const std::string& text,
+                 const std::string& fixed, const audit::AuditResult& result)
 {
   if (fixed == text) {
     return;
   }
-  audit::AuditOptions options = args.options;
-  options.template_mode = args.force_template || path.ends_with(".mustache");
   const audit::AuditResult after = audit::audit_text(fixed, path, options);
   std::map<std::string, int> budget;
   bool crlf = false;
@@ -221,10 +223,22 @@ void check_fixed(const AuditArgs& args, const std::string& path, const std::stri
   }
 }
 
-void write_fix(const AuditArgs& args, const std::string& path, const std::string& text, const audit::AuditResult& result)
+void write_fix(const AuditArgs& args, const audit::AuditOptions& options, const std::string& path, const std::string& text,
+               const audit::AuditResult& result)
 {
-  const std::string fixed = audit::apply_fixes(text, result.findings);
-  check_fixed(args, path, text, fixed, result);
+  std::string fixed = audit::apply_fixes(text, result.findings);
+  check_fixed(options, path, text, fixed, result);
+  const bool crlf = std::any_of(result.findings.begin(), result.findings.end(),
+                                [](const audit::AuditFinding& f) { return f.diagnostic.rule == "audit.crlf"; });
+  if (crlf && fixed != text) {
+    // The CRLF conversion alone is applied first (no other edit is placed in
+    // a script bash cannot read); the converted script's own fixes follow in
+    // the same run, checked the same way, so a second --fix changes nothing.
+    const audit::AuditResult converted = audit::audit_text(fixed, path, options);
+    const std::string again = audit::apply_fixes(fixed, converted.findings);
+    check_fixed(options, path, fixed, again, converted);
+    fixed = again;
+  }
   if (args.fix == "diff") {
     fmt::print("{}", audit::unified_diff(text, fixed, path));
     return;
@@ -265,7 +279,7 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
       errors = errors || finding.diagnostic.severity == Severity::error;
     }
     if (!parsed.fix.empty()) {
-      write_fix(parsed, path, text, result);
+      write_fix(parsed, options, path, text, result);
     }
     results.push_back(std::move(result));
   }

@@ -11,6 +11,7 @@
 #include "config/megatron_args.hpp"
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
+#include "util/secrets.hpp"
 
 #include <fmt/format.h>
 
@@ -254,6 +255,20 @@ config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source)
   apply_cluster_overrides(parsed, spec);
   config::finish_job(spec, options);
   return spec;
+}
+
+} // namespace lg::cli
+
+namespace lg::cli {
+
+AtomicWriteOptions job_env_write_options(const config::JobSpec& spec)
+{
+  AtomicWriteOptions write;
+  if (!secrets::secret_names(spec.env).empty()) {
+    write.mode = 0600;
+    write.force_mode = true;
+  }
+  return write;
 }
 
 } // namespace lg::cli

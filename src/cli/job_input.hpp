@@ -4,6 +4,7 @@
 
 #include "config/job_spec.hpp"
 #include "config/loader.hpp"
+#include "util/atomic_file.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -66,5 +67,10 @@ struct JobSource
   std::string display;    // the JSON line's or the text's name for locations
 };
 config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source);
+
+// How to write a file that carries `spec`'s [env] (`render -o`, `tune
+// --write-job`): readable by its owner only (0600, also over an existing
+// file's mode) when a value holds a secret (lg::secrets), else the defaults.
+AtomicWriteOptions job_env_write_options(const config::JobSpec& spec);
 
 } // namespace lg::cli

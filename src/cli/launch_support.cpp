@@ -1,5 +1,7 @@
 #include "cli/launch_support.hpp"
 
+#include "util/terminal.hpp"
+
 #include "cli/catalogue_files.hpp"
 #include "cli/commands.hpp"
 #include "cli/data_paths.hpp"
@@ -61,11 +63,13 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global, const fs:
   context.template_dirs = template_dirs();
   context.interrupted = [] { return g_interrupted.load(); };
   const bool tty = isatty(STDERR_FILENO) != 0;
+  // Progress and status lines quote job and log text (evidence, reasons):
+  // shown through the one terminal sanitiser, never raw.
   context.progress = [tty, global](const std::string& line) {
-    fmt::print(stderr, "{}launchguard: {}\n", tty ? "\r\033[K" : "", line);
+    fmt::print(stderr, "{}launchguard: {}\n", tty ? "\r\033[K" : "", printable(line));
   };
   if (tty && !global.json) {
-    context.status = [](const std::string& line) { fmt::print(stderr, "\r\033[K{}", line); };
+    context.status = [](const std::string& line) { fmt::print(stderr, "\r\033[K{}", printable(line)); };
   }
   context.submit_dir = fs::current_path();
   return live;
@@ -133,7 +137,9 @@ void apply_watch_options(const ParsedArgs& parsed, launch::RunOptions& options)
   options.follow_every = std::min(options.follow_every, options.schedule.min);
   options.hang.floor = seconds_option(parsed, "hang-floor", 1, 86400, options.hang.floor);
   options.hang_grace = seconds_option(parsed, "hang-grace", 0, 86400, options.hang_grace);
-  options.hang_cancel = parsed.vars.count("no-hang-cancel") == 0;
+  if (parsed.vars.count("no-hang-cancel") != 0) {
+    options.hang_cancel = false;
+  }
 }
 
 fs::path state_dir(const ParsedArgs& parsed)
@@ -187,19 +193,21 @@ nlohmann::json run_summary_json(const launch::RunState& state)
 
 void print_run_summary(const GlobalOptions& global, const launch::RunState& state)
 {
-  fmt::print("run {} ({}): {}{}\n", state.run_id, state.name,
-             state.finished ? colorize(global.color, state.outcome == launch::to_string(launch::RunResult::succeeded) ? "green" : "red", state.outcome)
+  // Every value comes from the journal (job name, Slurm's words, log
+  // evidence in the reasons): through the terminal sanitiser.
+  fmt::print("run {} ({}): {}{}\n", printable(state.run_id), printable(state.name),
+             state.finished ? colorize(global.color, state.outcome == launch::to_string(launch::RunResult::succeeded) ? "green" : "red", printable(state.outcome))
                             : "in progress",
-             state.outcome_reason.empty() ? "" : " — " + state.outcome_reason);
+             state.outcome_reason.empty() ? "" : " — " + printable(state.outcome_reason));
   for (const auto& a : state.attempts) {
-    fmt::print("  attempt {}: job {} {}{}{}{}{}\n", a.number, a.job_id.value_or("-"),
-               a.last_state.empty() ? "(not submitted)" : a.last_state,
-               !diagnose::is_failure(a.category) ? "" : ", diagnosis " + a.category,
-               a.host.empty() || !diagnose::is_failure(a.category) ? "" : " on " + a.host,
-               a.fix.empty() ? "" : ", fix " + a.fix,
-               a.exclude.empty() ? "" : fmt::format(", excluding {}", fmt::join(a.exclude, ",")));
+    fmt::print("  attempt {}: job {} {}{}{}{}{}\n", a.number, printable(a.job_id.value_or("-")),
+               a.last_state.empty() ? "(not submitted)" : printable(a.last_state),
+               !diagnose::is_failure(a.category) ? "" : ", diagnosis " + printable(a.category),
+               a.host.empty() || !diagnose::is_failure(a.category) ? "" : " on " + printable(a.host),
+               a.fix.empty() ? "" : ", fix " + printable(a.fix),
+               a.exclude.empty() ? "" : printable(fmt::format(", excluding {}", fmt::join(a.exclude, ","))));
     if (!a.reason.empty() && a.number > 1) {
-      fmt::print("    why: {}\n", a.reason);
+      fmt::print("    why: {}\n", printable(a.reason));
     }
     if (a.max_allocated_bytes > 0) {
       fmt::print("    max allocated seen: {}\n", format_bytes(a.max_allocated_bytes));

@@ -53,7 +53,8 @@ std::chrono::milliseconds vanish_after(const ParsedArgs& parsed);
 // Set what submit and `watch RUN_ID` share from the command line: the poll
 // schedule, --vanish-after, the log reading interval (every 5 s, or every
 // --poll-interval when shorter) and hang detection (--hang-floor,
-// --hang-grace, --no-hang-cancel).
+// --hang-grace, --no-hang-cancel); what the command line does not give
+// keeps its value in `options` (a resumed run's, from run_created).
 void apply_watch_options(const ParsedArgs& parsed, launch::RunOptions& options);
 std::filesystem::path state_dir(const ParsedArgs& parsed);
 

@@ -11,7 +11,6 @@
 #include "preflight/judge.hpp"
 #include "util/atomic_file.hpp"
 #include "util/error.hpp"
-#include "util/secrets.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -78,12 +77,7 @@ int run_render(const GlobalOptions& global, const std::vector<std::string>& args
   const std::string script = launch::render_job_script(spec, judged.environment, template_dirs());
   if (parsed.vars.count("output") != 0U) {
     // A script that carries a credential from [env] is readable by its owner only.
-    AtomicWriteOptions write;
-    if (!secrets::secret_names(spec.env).empty()) {
-      write.mode = 0600;
-      write.force_mode = true;
-    }
-    write_file_atomically(parsed.vars["output"].as<std::string>(), script, write);
+    write_file_atomically(parsed.vars["output"].as<std::string>(), script, job_env_write_options(spec));
   } else if (!global.json) {
     std::cout << script;
   }

@@ -7,6 +7,8 @@
 #include "launch/journal.hpp"
 #include "launch/run_state.hpp"
 
+#include "util/terminal.hpp"
+
 #include <fmt/format.h>
 
 namespace lg::cli {
@@ -34,15 +36,16 @@ int run_runs(const GlobalOptions& global, const std::vector<std::string>& args)
       print_run_summary(global, state);
     } else {
       const auto* last = state.attempts.empty() ? nullptr : &state.attempts.back();
-      fmt::print("{:<48} {:>2} attempt(s)  {:<10} {}\n", id, state.attempts.size(),
-                 state.finished ? state.outcome : "running",
-                 last != nullptr ? fmt::format("job {} {}", last->job_id.value_or("-"), last->last_state) : "");
+      // Journal values, shown through the terminal sanitiser.
+      fmt::print("{:<48} {:>2} attempt(s)  {:<10} {}\n", printable(id), state.attempts.size(),
+                 printable(state.finished ? state.outcome : "running"),
+                 last != nullptr ? printable(fmt::format("job {} {}", last->job_id.value_or("-"), last->last_state)) : "");
     }
   }
   if (global.json) {
     print_json({{"runs", list}});
   } else if (ids.empty()) {
-    fmt::print("no runs in {}\n", (dir / "runs").string());
+    fmt::print("no runs in {}\n", printable((dir / "runs").string()));
   }
   return k_exit_ok;
 }

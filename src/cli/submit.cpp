@@ -12,6 +12,7 @@
 #include "launch/job_script.hpp"
 #include "launch/journal.hpp"
 #include "util/error.hpp"
+#include "util/secrets.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -49,8 +50,11 @@ int dry_run(const GlobalOptions& global, const config::JobSpec& spec, const pref
   std::vector<std::string> argv = {"sbatch", "--parsable", "--comment=lg-<run id>-a001"};
   argv.insert(argv.end(), sbatch_args.begin(), sbatch_args.end());
   argv.emplace_back("<state dir>/runs/<run id>/attempt-1/job.sbatch");
+  // Shown, not run: a credential in the sbatch words (`--export=ALL,HF_TOKEN=…`)
+  // is not echoed; what is shown is quoted as a shell would need it.
   std::vector<std::string> quoted;
-  for (const auto& word : argv) {
+  for (auto& word : argv) {
+    word = secrets::redact_assignments(word);
     quoted.push_back(shell_quote(word));
   }
   if (global.json) {

@@ -326,7 +326,8 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                                               pick, result.candidates.size(),
                                               tune::describe(chosen.layout, result.recompute_choices),
                                               chosen.throughput.tflops_per_gpu,
-                                              chosen.throughput.tokens_per_sec_per_gpu)));
+                                              chosen.throughput.tokens_per_sec_per_gpu)),
+        job_env_write_options(out));  // a job file holding a credential from [env] is 0600
   }
   if (global.json) {
     nlohmann::json candidates = nlohmann::json::array();

@@ -13,6 +13,8 @@
 #include "util/error.hpp"
 #include "watch/session.hpp"
 
+#include "util/terminal.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -63,15 +65,16 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   launch::RunOptions options;
-  apply_watch_options(parsed, options);
   for (const auto& record : journal.records()) {
     if (record.type == "run_created") {
       options.max_attempts = record.data.value("max_attempts", 1);
       options.retry_infra = record.data.value("retry_infra", false);
       options.sbatch_args = record.data.value("sbatch_args", std::vector<std::string>{});
       live.context.submit_dir = record.data.value("submit_dir", live.context.submit_dir.string());
+      launch::read_hang_options(record.data, options);
     }
   }
+  apply_watch_options(parsed, options);  // the command line's flags win
   const launch::RunOutcome outcome = launch::drive_run(journal, options, live.context);
   int damaged = 0;
   launch::RunState state = launch::fold(journal.run_id(), journal.records(&damaged));
@@ -129,7 +132,7 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
     jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
     all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
     if (!global.json) {
-      fmt::print("job {}: {}\n", id, watched_job_state_text(job));
+      fmt::print("job {}: {}\n", printable(id), printable(watched_job_state_text(job)));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
@@ -141,7 +144,7 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {
-      fmt::print("diagnosis: {}\nfix: {}\n", diagnosis.category, diagnosis.fix);
+      fmt::print("diagnosis: {}\nfix: {}\n", printable(diagnosis.category), printable(diagnosis.fix));
     }
   }
   if (global.json) {

@@ -7,6 +7,8 @@
 // distributed/distributed_data_parallel_config.py.
 #include "config/bridge_keys.hpp"
 
+#include "config/not_modelled.hpp"
+
 #include "util/edit_distance.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
@@ -458,34 +460,6 @@ const std::map<std::string, Entry, std::less<>>& table()
   return t;
 }
 
-// Fields that change memory but that the estimator does not model: what each does.
-const std::map<std::string, std::string, std::less<>>& not_modelled()
-{
-  static const std::map<std::string, std::string, std::less<>> m = {
-    {"model.moe_expert_capacity_factor", "a capacity factor drops or pads tokens per expert; the estimator assumes dropless routing"},
-    {"model.moe_pad_expert_input_to_capacity", "padding expert inputs to capacity; the estimator assumes dropless routing"},
-    {"model.account_for_embedding_in_pipeline_split", "the embedding counted as a layer in the pipeline split moves layers between stages"},
-    {"model.account_for_loss_in_pipeline_split", "the loss counted as a layer in the pipeline split moves layers between stages"},
-    {"model.window_size", "sliding-window attention; the estimator models full attention"},
-    {"model.cpu_offloading_weights", "weight offloading to the CPU"},
-    {"model.activation_offload_fraction", "a fraction of fine-grained activation offloading"},
-    {"model.offload_modules", "the modules fine-grained activation offloading applies to"},
-    {"model.hybrid_override_pattern", "Mamba/hybrid layers (Nemotron-H style)"},
-    {"model.is_hybrid_model", "Mamba/hybrid layers (Nemotron-H style)"},
-    {"model.heterogeneous_layers_config_path", "layers of different shapes"},
-    {"model.fp8_dot_product_attention", "FP8 attention changes the attention activations kept"},
-    {"model.fp8_multi_head_attention", "FP8 attention changes the attention activations kept"},
-    {"model.deallocate_pipeline_outputs", "pipeline outputs kept after they are sent"},
-    {"model.first_last_layers_bf16", "the first and last layers kept in BF16 under FP8"},
-    {"mixed_precision.first_last_layers_bf16", "the first and last layers kept in BF16 under FP8"},
-    {"mixed_precision.num_layers_at_start_in_bf16", "layers kept in BF16 under FP8"},
-    {"mixed_precision.num_layers_at_end_in_bf16", "layers kept in BF16 under FP8"},
-    {"ddp.fsdp_double_buffer", "FSDP double buffering of gathered parameters"},
-    {"optimizer.optimizer_cpu_offload", ""},  // resolved with optimizer_offload_fraction below
-  };
-  return m;
-}
-
 // Values of these fields mean "off", so no not-modelled note is due.
 bool is_default_off(const Value& v)
 {
@@ -808,9 +782,9 @@ void resolve_pending(JobSpec& spec, const Pending& p, const std::vector<BridgeSe
       if (name == "dora") {
         auto& o = out[p.peft_target->first];
         o.effect = BridgeEffect::not_modelled;
-        o.message = fmt::format("{} = {}: DoRA is estimated as LoRA of the same rank; its magnitude vectors and "
-                                "the extra activations of the weight norm are not modelled",
-                                settings[p.peft_target->first].key, v.text);
+        o.message = fmt::format("{} = {}: {}", settings[p.peft_target->first].key, v.text, *not_modelled_what("peft.dora"));
+        note_not_modelled(spec, "peft.dora", settings[p.peft_target->first].key + " = " + v.text,
+                          settings[p.peft_target->first].where);
       }
     } else {
       fail(p.peft_target, fmt::format("names a PEFT method launchguard does not model: {}", describe(v)), "use LoRA, DoRA or none");
@@ -931,9 +905,12 @@ std::vector<BridgeOutcome> apply_bridge_settings(JobSpec& spec, const std::vecto
       record(spec, "env." + field, setting.where);
       continue;
     }
-    if (const auto it = not_modelled().find(key); it != not_modelled().end()) {
+    if (const auto what = not_modelled_what(key); what && key.find('.') != std::string::npos) {
       o.effect = is_default_off(value) ? BridgeEffect::not_read : BridgeEffect::not_modelled;
-      o.message = fmt::format("{} = {}: {}; launchguard's estimate does not include it", key, value.text, it->second);
+      o.message = fmt::format("{} = {}: {}; launchguard's estimate does not include it", key, value.text, *what);
+      if (o.effect == BridgeEffect::not_modelled) {
+        note_not_modelled(spec, key, "= " + value.text, setting.where);
+      }
       continue;
     }
     if (field.starts_with("_") || field.find("._") != std::string::npos) {
@@ -998,10 +975,6 @@ void apply_bridge_settings_or_throw(JobSpec& spec, const std::vector<BridgeSetti
       if (!first && !o.hint.empty()) {
         text += fmt::format(" ({})", o.hint);
       }
-    } else if (o.effect == BridgeEffect::not_modelled) {
-      spec.input_findings.push_back(Diagnostic{Severity::warning, "input.not_modelled", o.message,
-                                               "treat the memory estimate as a lower bound, or remove the setting",
-                                               where.file.empty() ? std::nullopt : std::optional<SourceLocation>(where)});
     }
   }
   if (!text.empty()) {

@@ -26,7 +26,7 @@ struct BridgeSetting
 
 enum class BridgeEffect {
   applied,       // changed the JobSpec; job_keys say where
-  not_modelled,  // changes memory, but the estimator does not model it (message says what)
+  not_modelled,  // changes memory, but the estimator does not model it (message says what; noted in spec.not_modelled)
   not_read,      // a real ConfigContainer field that does not change what preflight judges
   error,         // unknown key or bad value (message, hint)
 };
@@ -53,7 +53,8 @@ std::vector<BridgeOutcome> apply_bridge_settings(JobSpec& spec, const std::vecto
 
 // apply_bridge_settings for input readers: throws InputError listing every
 // error ("cfg.yaml:12:3: unknown key model.tensor_paralel_size (did you mean
-// …)"); adds a warning to spec.input_findings per not-modelled setting.
+// …)"). A not-modelled setting is in spec.not_modelled (config/not_modelled.hpp),
+// so the estimate's verdict is `unknown` and says why.
 void apply_bridge_settings_or_throw(JobSpec& spec, const std::vector<BridgeSetting>& settings);
 
 // The settings that give `spec`'s preflight-relevant fields, in the ConfigContainer's

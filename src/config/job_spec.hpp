@@ -241,6 +241,16 @@ struct RetrySpec
                                     "recompute_mlp", "distributed_optimizer"};
 };
 
+// One setting that changes memory in a way the estimator does not model.
+struct NotModelled
+{
+  std::string setting;  // as its input names it: "--hybrid-override-pattern", "model.window_size", "deepspeed"
+  std::string what;     // what the estimate leaves out, in words
+  std::optional<SourceLocation> where;
+
+  std::string text() const { return setting + ": " + what; }
+};
+
 struct JobSpec
 {
   std::string name = "job";
@@ -255,10 +265,11 @@ struct JobSpec
   std::vector<std::pair<std::string, std::string>> env;
   RetrySpec retry;
 
-  // Features this job uses that change memory but that launchguard's
-  // estimator does not model, in words ("DeepSpeed ZeRO stage 3"); readers
-  // add them. A non-empty list makes the memory verdict `unknown`.
-  std::vector<std::string> not_modelled;
+  // Settings this job uses that change memory but that launchguard's
+  // estimator does not model, as the readers noted them
+  // (config::note_not_modelled, config/not_modelled.hpp, which also adds what
+  // the fields themselves say). A non-empty list makes the memory verdict `unknown`.
+  std::vector<NotModelled> not_modelled;
 
   // Where each key came from: "parallelism.tp" -> job.toml:12:6. Keys from a
   // preset point into the preset file. Used by rules to place findings.

@@ -1,5 +1,7 @@
 #include "config/megatron_args.hpp"
 
+#include "config/not_modelled.hpp"
+
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -151,6 +153,8 @@ public:
   }
 
   bool set(const std::string& name, const std::string& key = {}) { return find(name, key) != nullptr; }
+
+  const FlagMap& flags() const { return m_flags; }
 
 private:
   const FlagMap& m_flags;
@@ -417,18 +421,19 @@ void read_memory_features(Reader& r, JobSpec& spec)
       t.frozen.emplace_back(part);
     }
   }
-  if (r.set("deepspeed") || r.has("zero-stage") || r.has("deepspeed_config") || r.has("deepspeed-config")) {
-    const auto stage = r.has("zero-stage") ? r.word("zero-stage").value_or("?") : std::string("?");
-    spec.not_modelled.push_back(fmt::format("DeepSpeed ZeRO (stage {}): its partitioning of weights, gradients and optimizer state is not Megatron's", stage));
-  }
-  if (r.has("export-kd-teacher-load") || r.has("kd-teacher-load")) {
-    spec.not_modelled.push_back("knowledge distillation (--export-kd-teacher-load): the teacher model's weights and activations");
-  }
-  if (r.has("hybrid-override-pattern") || r.has("hybrid-layer-pattern")) {
-    spec.not_modelled.push_back("hybrid Mamba layers (--hybrid-override-pattern): SSM state and conv buffers");
-  }
-  if (r.has("optimizer-cpu-offload") && r.set("use-torch-optimizer-for-cpu-offload")) {
-    spec.not_modelled.push_back("torch optimizer for CPU offload: host/device split of its state");
+  // Settings the estimator does not model (config/not_modelled.cpp has the words).
+  auto at = [](const Flag& flag) { return SourceLocation{"command line", 1, flag.position}; };
+  for (const auto& [name, flag] : r.flags()) {
+    if (name == "deepspeed" || name == "zero-stage" || name == "deepspeed_config" || name == "deepspeed-config") {
+      const auto stage = r.has("zero-stage") ? r.word("zero-stage").value_or("?") : std::string("?");
+      note_not_modelled(spec, "--deepspeed", fmt::format("stage {}", stage), at(flag));
+    } else if (name == "use-torch-optimizer-for-cpu-offload") {
+      if (r.has("optimizer-cpu-offload")) {
+        note_not_modelled(spec, "--" + name, {}, at(flag));
+      }
+    } else {
+      note_not_modelled(spec, "--" + name, {}, at(flag));
+    }
   }
 }
 
@@ -559,6 +564,12 @@ JobSpec job_from_megatron_args(const std::vector<std::string>& argv, const Megat
   spec.cluster.nodes = options.nodes;
   spec.cluster.gpus_per_node = options.gpus_per_node;
   read_megatron_flags(collect_flags(argv), spec);
+  for (std::size_t i = 0; i < argv.size() && !is_flag(argv[i]); ++i) {
+    if (auto what = not_modelled_program(argv[i])) {
+      spec.not_modelled.push_back(NotModelled{argv[i], *what, SourceLocation{"command line", 1, static_cast<int>(i + 1)}});
+      break;
+    }
+  }
   if (spec.model.num_layers == 0 || spec.model.hidden_size == 0 || spec.model.num_attention_heads == 0) {
     InputError error("the command line lacks --num-layers, --hidden-size or --num-attention-heads");
     error.hint = "give the Megatron-LM model flags after `--`, e.g. -- python pretrain_gpt.py --num-layers 32 …";

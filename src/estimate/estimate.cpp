@@ -11,6 +11,8 @@
 #include "estimate/pipeline.hpp"
 #include "estimate/placement.hpp"
 
+#include "config/not_modelled.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -97,28 +99,13 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   return stage;
 }
 
-// Features that change memory but that the estimate does not model; each
-// line names the feature and what is missing.
-std::vector<std::string> not_modelled(const config::JobSpec& spec)
+// Features that change memory but that the estimate does not model
+// (config/not_modelled.hpp); each line names the setting and what is missing.
+std::vector<std::string> not_modelled_reasons(const config::JobSpec& spec)
 {
-  std::vector<std::string> out = spec.not_modelled;
-  const auto& t = spec.training;
-  if (t.cuda_graphs == config::CudaGraphs::full_iteration) {
-    out.emplace_back("full-iteration CUDA graphs: the graph's private memory pool holds the "
-                     "whole step's activations at once (not modelled)");
-  }
-  const auto& o = t.optimizer.name;
-  if (o != "adam" && o != "sgd" && o != "lion" && o != "muon" && o != "dist_muon") {
-    out.emplace_back("optimizer '" + o + "': its state per parameter is not modelled");
-  }
-  for (const auto& part : t.frozen) {
-    if (part != "language_model") {
-      out.emplace_back("frozen '" + part + "': the estimate has no such module");
-    }
-  }
-  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex") {
-    out.emplace_back("flex (DeepEP/HybridEP) token dispatcher: its registered communication "
-                     "buffers are not modelled");
+  std::vector<std::string> out;
+  for (const auto& item : config::not_modelled(spec)) {
+    out.push_back(item.text());
   }
   return out;
 }
@@ -192,7 +179,7 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
     }
   }
   out.parameters.per_gpu = static_cast<std::int64_t>(saturate(per_gpu));
-  out.not_modelled = not_modelled(spec);
+  out.not_modelled = not_modelled_reasons(spec);
   out.verdict = out.not_modelled.empty()
                     ? verdict_of(out.peak_bytes, out.band_bytes, out.capacity_bytes)
                     : Verdict::unknown;

@@ -79,6 +79,8 @@ const std::map<std::string_view, Field>& field_types()
     {"exclude", Field::strings},      {"silent_ranks", Field::array},
     {"silent_for_s", Field::number},  {"threshold_s", Field::number},
     {"flight_recorder_dumps", Field::strings},
+    {"hang_floor_s", Field::number},  {"hang_grace_s", Field::number},
+    {"hang_cancel", Field::boolean},
   };
   return types;
 }

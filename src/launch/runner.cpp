@@ -167,9 +167,26 @@ void begin_run(Journal& journal, const config::JobSpec& spec, const nlohmann::js
                                  {"max_attempts", options.max_attempts},
                                  {"retry_infra", options.retry_infra},
                                  {"sbatch_args", options.sbatch_args},
+                                 {"hang_floor_s", std::chrono::duration<double>(options.hang.floor).count()},
+                                 {"hang_grace_s", std::chrono::duration<double>(options.hang_grace).count()},
+                                 {"hang_cancel", options.hang_cancel},
                                  {"submit_dir", fs::absolute(context.submit_dir).string()}});
   say(context, fmt::format("run {} created ({})", journal.run_id(), journal.dir().string()));
   prepare_attempt(journal, spec, 1, "", "first attempt", context);
+}
+
+void read_hang_options(const nlohmann::json& run_created, RunOptions& options)
+{
+  const auto seconds = [](double s) { return std::chrono::milliseconds(static_cast<long long>(s * 1000)); };
+  const double floor_s = run_created.value("hang_floor_s", -1.0);
+  const double grace_s = run_created.value("hang_grace_s", -1.0);
+  if (floor_s >= 1 && floor_s <= 86400) {
+    options.hang.floor = seconds(floor_s);
+  }
+  if (grace_s >= 0 && grace_s <= 86400) {
+    options.hang_grace = seconds(grace_s);
+  }
+  options.hang_cancel = run_created.value("hang_cancel", options.hang_cancel);
 }
 
 RunOutcome drive_run(Journal& journal, const RunOptions& options, const RunContext& context)

@@ -103,6 +103,11 @@ void begin_run(Journal& journal,
                const RunOptions& options,
                const RunContext& context);
 
+// The hang options a run was created with (run_created's hang_floor_s,
+// hang_grace_s, hang_cancel), over `options`' own where absent, so that a
+// resumed watch judges hangs as the submit did.
+void read_hang_options(const nlohmann::json& run_created, RunOptions& options);
+
 // Drive the run in `journal` until it finishes, is interrupted, or (with
 // detach) its current attempt is submitted. Throws SystemError when Slurm
 // stays unreachable or refuses the job (both recorded first).

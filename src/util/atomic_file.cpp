@@ -76,21 +76,6 @@ mode_t default_mode()
   return static_cast<mode_t>(0666 & ~mask);
 }
 
-void write_all(int fd, std::string_view bytes, const std::string& path)
-{
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      fail("write", path, n < 0 ? errno : ENOSPC);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
-
 // Removes the temporary file unless released (after the rename).
 class TempFile
 {
@@ -145,15 +130,6 @@ void keep_attributes(int fd, const struct stat* existing, const AtomicWriteOptio
   }
 }
 
-void sync_directory(const std::string& dir)
-{
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 } // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes, const AtomicWriteOptions& options)
@@ -174,9 +150,8 @@ void write_file_atomically(const std::string& path, std::string_view bytes, cons
   }
   TempFile temp(pattern, fd);
   keep_attributes(temp.fd(), exists ? &st : nullptr, options, target);
-  write_all(temp.fd(), bytes, target);
-  if (::fsync(temp.fd()) != 0) {
-    fail("write", target, errno);
+  if (const int error_number = write_and_sync(temp.fd(), bytes); error_number != 0) {
+    fail("write", target, error_number);
   }
   temp.close_fd(target);
   fault_point("atomic_write_before_rename");
@@ -185,6 +160,31 @@ void write_file_atomically(const std::string& path, std::string_view bytes, cons
   }
   temp.release();
   sync_directory(dir);
+}
+
+int write_and_sync(int fd, std::string_view bytes)
+{
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return n < 0 ? errno : ENOSPC;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return ::fsync(fd) != 0 ? errno : 0;
+}
+
+void sync_directory(const std::string& dir)
+{
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
 }
 
 } // namespace lg

@@ -29,4 +29,15 @@ struct AtomicWriteOptions
 // a regular file (a directory, a FIFO, a symlink loop).
 void write_file_atomically(const std::string& path, std::string_view bytes, const AtomicWriteOptions& options = {});
 
+// Write all of `bytes` to the open file `fd` (a short write or EINTR is
+// retried) and fsync it, so the bytes are on disk before the file is
+// published by rename(2) or link(2). Returns 0, or the errno of the write or
+// fsync that failed (ENOSPC for a write that wrote nothing), for the caller's
+// own error; `fd` stays open.
+int write_and_sync(int fd, std::string_view bytes);
+
+// fsync the directory `dir`, so a rename(2) or link(2) in it survives a crash.
+// Errors are ignored: some file systems cannot sync a directory.
+void sync_directory(const std::string& dir);
+
 } // namespace lg

@@ -92,40 +92,18 @@ void write_new_file(const fs::path& path, std::string_view content)
   if (fd < 0) {
     throw_errno("cannot create", path);
   }
-  auto fail = [&](const char* what) {
-    const int saved = errno;
+  if (const int error_number = write_and_sync(fd, content); error_number != 0) {
     ::close(fd);
     ::unlink(path.c_str());
-    errno = saved;
-    throw_errno(what, path);
-  };
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      if (n == 0) {
-        errno = EIO;
-      }
-      fail("cannot write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    fail("cannot sync");
+    errno = error_number;
+    throw_errno("cannot write", path);
   }
   ::close(fd);
 }
 
 void sync_dir(const fs::path& dir)
 {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
+  sync_directory(dir.string());
 }
 
 std::string unique_name()

@@ -13,6 +13,8 @@
 // from posix_spawnp itself (glibc reports them), so no self-pipe is needed.
 #include "util/process.hpp"
 
+#include "util/secrets.hpp"
+
 #include "util/error.hpp"
 #include "util/input.hpp"
 #include "util/strings.hpp"
@@ -399,12 +401,14 @@ Result run(const Command& command)
 std::string to_display_string(const Command& command)
 {
   std::vector<std::string> words;
+  // Shown in errors and hints: a credential passed in the environment or an
+  // argument (`--export=ALL,HF_TOKEN=…`) is not echoed.
   for (const auto& [name, value] : command.env) {
-    words.push_back(name + "=" + shell_quote(value));
+    words.push_back(name + "=" + (secrets::holds_secret(name, value) ? std::string(secrets::k_redacted) : shell_quote(value)));
   }
   words.push_back(shell_quote(command.program));
   for (const auto& arg : command.args) {
-    words.push_back(shell_quote(arg));
+    words.push_back(shell_quote(secrets::redact_assignments(arg)));
   }
   return join(words, " ");
 }

@@ -63,6 +63,7 @@ Result run(const Command& command);
 
 // Shell-quoted rendering of `command` for logs and error messages, with the
 // `env` overrides in front: "SLURM_CONF=/x sbatch --parsable job.sbatch".
+// A value holding a secret (lg::secrets::redact_assignments) is not shown.
 std::string to_display_string(const Command& command);
 
 // This machine's host name (gethostname), to tell whether a recorded process

@@ -134,4 +134,35 @@ std::vector<std::string> secret_names(const std::vector<std::pair<std::string, s
   return out;
 }
 
+std::string redact_assignments(std::string_view word)
+{
+  std::string out;
+  std::string_view list = word;
+  if (word.starts_with('-')) {
+    const auto equals = word.find('=');
+    if (equals == std::string_view::npos) {
+      return std::string(word);
+    }
+    out = std::string(word.substr(0, equals + 1));
+    list = word.substr(equals + 1);
+  }
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const auto end = std::min(list.find(',', start), list.size());
+    const std::string_view item = list.substr(start, end - start);
+    const auto equals = item.find('=');
+    if (equals != std::string_view::npos && holds_secret(item.substr(0, equals), item.substr(equals + 1))) {
+      out += item.substr(0, equals + 1);
+      out += k_redacted;
+    } else {
+      out += item;
+    }
+    if (end < list.size()) {
+      out += ',';
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
 } // namespace lg::secrets

@@ -34,4 +34,13 @@ bool holds_secret(std::string_view name, std::string_view value);
 // Names among `env` whose value holds a secret, in order.
 std::vector<std::string> secret_names(const std::vector<std::pair<std::string, std::string>>& env);
 
+// What replaces a secret value in anything launchguard prints.
+inline constexpr std::string_view k_redacted = "<secret, not shown>";
+
+// `word` as it may be shown: every `NAME=VALUE` assignment in it whose value
+// holds a secret has the value replaced by k_redacted. Reads a bare
+// assignment (`HF_TOKEN=hf_…`) and an option's comma list (`--export=ALL,
+// HF_TOKEN=hf_…,WANDB_MODE=offline`); anything else is returned unchanged.
+std::string redact_assignments(std::string_view word);
+
 } // namespace lg::secrets

@@ -3,7 +3,8 @@
 # (util/atomic_file). SIGKILL just before the rename leaves the original
 # whole; a full disk leaves it whole and says why (exit 3); mode bits and
 # symlinks survive a successful rewrite; a rendered script holding a secret
-# from [env] is 0600 and `check` warns about it. No Slurm needed.
+# from [env] is 0600 (so is a job file `tune --write-job` writes with it)
+# and `check` warns about it. No Slurm needed.
 . "$(dirname "$0")/lib.sh"
 
 cat > train.sh <<'SCRIPT'
@@ -53,6 +54,15 @@ fi
 expect_contains check.out "env.secret_in_job"
 "$LAUNCHGUARD" render secret.toml -o secret.sbatch --force 2> /dev/null
 expect_eq "$(stat -c %a secret.sbatch)" "600"
+# tune --write-job carries the [env] into the job file it writes: 0600 too,
+# also over an existing file's mode (--force).
+umask 022
+"$LAUNCHGUARD" tune secret.toml --top 1 --write-job best-secret.toml > /dev/null
+grep -q 'hf_abcdefghijklmnopqrstuvwxyz0123456789' best-secret.toml
+expect_eq "$(stat -c %a best-secret.toml)" "600"
+: > existing.toml; chmod 644 existing.toml
+"$LAUNCHGUARD" tune secret.toml --top 1 --write-job existing.toml --force > /dev/null
+expect_eq "$(stat -c %a existing.toml)" "600"
 
 # A full disk: exit 3, the reason, the original whole, no temporary left.
 mkdir -p small

@@ -3,6 +3,7 @@
 // scripts/training/run_recipe.py docstring: "model.tensor_model_parallel_size=N")
 // and Megatron-LM's TransformerConfig.
 #include "config/bridge_keys.hpp"
+#include "config/not_modelled.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -152,16 +153,22 @@ TEST_CASE("bridge keys: bad values are located errors, every one reported")
            "(did you mean 'bf16_mixed'?)");
 }
 
-TEST_CASE("bridge keys: a memory-changing field the estimator does not model is a warning, not silence")
+TEST_CASE("bridge keys: a memory-changing field the estimator does not model is noted in the one list, not silence")
 {
+  // TransformerConfig.moe_expert_capacity_factor (Megatron-LM
+  // megatron/core/transformer/transformer_config.py): None is dropless, the
+  // only routing the estimator models; window_size=null is full attention.
   JobSpec spec;
   lg::config::apply_bridge_settings_or_throw(spec, words({"model.moe_expert_capacity_factor=1.25", "model.window_size=null"}));
-  REQUIRE(spec.input_findings.size() == 1);
-  CHECK(spec.input_findings[0].severity == lg::Severity::warning);
-  CHECK(spec.input_findings[0].rule == "input.not_modelled");
-  CHECK(spec.input_findings[0].message.find("model.moe_expert_capacity_factor = 1.25") == 0);
-  REQUIRE(spec.input_findings[0].where.has_value());
-  CHECK(spec.input_findings[0].where->column == 1);
+  CHECK(spec.input_findings.empty());
+  REQUIRE(spec.not_modelled.size() == 1);
+  CHECK(spec.not_modelled[0].setting == "model.moe_expert_capacity_factor");
+  CHECK(spec.not_modelled[0].what.find("dropless") != std::string::npos);
+  CHECK(spec.not_modelled[0].what.find("(= 1.25)") != std::string::npos);
+  REQUIRE(spec.not_modelled[0].where.has_value());
+  CHECK(spec.not_modelled[0].where->column == 1);
+  // The estimate reads the same list: its verdict is unknown, with the setting named.
+  CHECK(lg::config::not_modelled(spec).front().text().find("model.moe_expert_capacity_factor: ") == 0);
 }
 
 TEST_CASE("bridge keys: bridge_settings_from_job round-trips through apply_bridge_settings")

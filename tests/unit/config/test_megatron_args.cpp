@@ -1,4 +1,5 @@
 #include "config/megatron_args.hpp"
+#include "config/not_modelled.hpp"
 #include "util/error.hpp"
 
 #include <doctest/doctest.h>
@@ -67,9 +68,39 @@ TEST_CASE("megatron_args: DeepSpeed ZeRO and distillation teachers are recorded 
     {"--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2", "--deepspeed",
      "--zero-stage", "3", "--export-kd-teacher-load", "/ckpt/teacher"},
     {});
+  // --deepspeed and --zero-stage are one note (Megatron-DeepSpeed's
+  // megatron/arguments.py adds both with deepspeed.add_config_arguments).
   REQUIRE(spec.not_modelled.size() == 2);
-  CHECK(spec.not_modelled[0].find("DeepSpeed ZeRO (stage 3)") == 0);
-  CHECK(spec.not_modelled[1].find("knowledge distillation") == 0);
+  CHECK(spec.not_modelled[0].setting == "--deepspeed");
+  CHECK(spec.not_modelled[0].what.find("DeepSpeed ZeRO") == 0);
+  CHECK(spec.not_modelled[0].what.find("(stage 3)") != std::string::npos);
+  REQUIRE(spec.not_modelled[0].where.has_value());
+  CHECK(spec.not_modelled[0].where->column == 7);  // the first of the two flags: --deepspeed
+  CHECK(spec.not_modelled[1].setting == "--export-kd-teacher-load");
+  CHECK(spec.not_modelled[1].what.find("knowledge distillation") == 0);
+}
+
+TEST_CASE("megatron_args: flag families and entry points the estimator has no model for are noted by setting")
+{
+  // Megatron-LM's hybrid models: pretrain_mamba.py with --hybrid-attention-ratio
+  // (megatron/training/arguments.py, _add_network_size_args); the table's
+  // "--hybrid-" family matches it by prefix.
+  const auto spec = lg::config::job_from_megatron_args(
+    {"python", "pretrain_mamba.py", "--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2",
+     "--hybrid-attention-ratio", "0.1"},
+    {});
+  REQUIRE(spec.not_modelled.size() == 2);
+  CHECK(spec.not_modelled[0].setting == "--hybrid-attention-ratio");
+  CHECK(spec.not_modelled[1].setting == "pretrain_mamba.py");
+  CHECK(spec.not_modelled[1].what == "the mamba model of pretrain_mamba.py");
+  // Word by word: a GPT-5-like name is no T5, and --freeze-LM is modelled.
+  const auto gpt = lg::config::job_from_megatron_args(
+    {"python", "pretrain_gpt5.py", "--num-layers", "4", "--hidden-size", "64", "--num-attention-heads", "2", "--freeze-LM"},
+    {});
+  CHECK(gpt.not_modelled.empty());
+  CHECK(lg::config::not_modelled(gpt).empty());
+  CHECK(lg::config::not_modelled_what("--mamba-state-dim=128").has_value());
+  CHECK_FALSE(lg::config::not_modelled_what("--mamba-").has_value());  // a family needs a member
 }
 
 TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")

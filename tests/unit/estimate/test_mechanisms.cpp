@@ -7,6 +7,7 @@
 #include "config/job_spec.hpp"
 #include "estimate/activations.hpp"
 #include "estimate/error_band.hpp"
+#include "config/not_modelled.hpp"
 #include "estimate/estimate.hpp"
 #include "estimate/pipeline.hpp"
 #include "support/builders.hpp"
@@ -200,7 +201,8 @@ TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")
   REQUIRE_FALSE(graphs.not_modelled.empty());
   CHECK(graphs.not_modelled.front().find("full-iteration CUDA graphs") != std::string::npos);
   spec = lg::testing::llama3_70b_sft();
-  spec.not_modelled.push_back("DeepSpeed ZeRO (stage 3)");
+  lg::config::note_not_modelled(spec, "--deepspeed", "stage 3");
+  REQUIRE(spec.not_modelled.size() == 1);
   spec.model.num_layers = 800;  // would be oom
   CHECK(run(spec).verdict == lg::estimate::Verdict::unknown);
   CHECK(std::string(lg::estimate::to_string(lg::estimate::Verdict::unknown)) == "unknown");

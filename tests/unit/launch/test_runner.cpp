@@ -1,5 +1,6 @@
 #include "diagnose/catalogue.hpp"
 #include "diagnose/matcher.hpp"
+#include "launch/job_source.hpp"
 #include "launch/journal.hpp"
 #include "launch/run_state.hpp"
 #include "launch/runner.hpp"
@@ -7,6 +8,8 @@
 #include "support/builders.hpp"
 
 #include <doctest/doctest.h>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -215,6 +218,25 @@ TEST_CASE("runner: a hang is reported, cancelled after the grace, diagnosed hang
   CHECK(hangs == 1);  // reported once, not on every look
 }
 
+TEST_CASE("runner: a run keeps the hang options it was created with, for a resumed watch")
+{
+  Fixture f;
+  f.options.hang.floor = std::chrono::seconds(42);
+  f.options.hang_grace = std::chrono::seconds(7);
+  f.options.hang_cancel = false;
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::RunOptions resumed;  // the defaults a later `watch RUN_ID` starts from
+  lg::launch::read_hang_options(journal.records().front().data, resumed);
+  CHECK(resumed.hang.floor == std::chrono::seconds(42));
+  CHECK(resumed.hang_grace == std::chrono::seconds(7));
+  CHECK_FALSE(resumed.hang_cancel);
+  lg::launch::RunOptions older;  // a journal from before these fields
+  lg::launch::read_hang_options(nlohmann::json::object(), older);
+  CHECK(older.hang.floor == std::chrono::minutes(5));
+  CHECK(older.hang_cancel);
+}
+
 TEST_CASE("runner: with hang cancelling off a hang is only reported, and beats the time limit it ran into")
 {
   Fixture f;
@@ -326,6 +348,55 @@ TEST_CASE("runner: detach returns after submission; a later drive finishes the r
   const auto second = lg::launch::drive_run(journal, f.options, f.context);
   CHECK(second.outcome == "succeeded");
   CHECK(f.client.submissions().size() == 1);
+}
+
+TEST_CASE("runner: a job carrying a secret: the attempt script and every journal record are 0600, whatever the umask")
+{
+  // Issue 10: an [env] token went into run_created (the job file's text) and
+  // attempt-1/job.sbatch with mode 0644. The token has the Hugging Face
+  // format (hf_ + 34 letters) that lg::secrets recognises.
+  Fixture f;
+  const std::string token = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567";
+  f.spec.env.emplace_back("HF_TOKEN", token);
+  f.context.render = [](const lg::config::JobSpec& s) {
+    std::string script = "#!/bin/bash\n";
+    for (const auto& [name, value] : s.env) {
+      script += "export " + name + "='" + value + "'\n";
+    }
+    return script;
+  };
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", " iteration 10/10 | lm loss: 2.0\n");
+  const mode_t old_umask = ::umask(0);
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec,
+                        lg::launch::job_source(f.dir / "job.toml", "[env]\nHF_TOKEN = \"" + token + "\"\n", {}, {}),
+                        f.options, f.context);
+  const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
+  ::umask(old_umask);
+  CHECK(outcome.outcome == "succeeded");
+  const auto runner_mode_of = [](const fs::path& path) {
+    struct stat info{};
+    REQUIRE(::stat(path.c_str(), &info) == 0);
+    return info.st_mode & 07777U;
+  };
+  const auto runner_text_of = [](const fs::path& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const fs::path script = journal.dir() / "attempt-1" / "job.sbatch";
+  CHECK(runner_text_of(script).find(token) != std::string::npos);  // the file really holds it
+  CHECK(runner_mode_of(script) == 0600U);
+  CHECK(runner_mode_of(script.parent_path()) == 0700U);
+  bool token_in_a_record = false;
+  std::size_t records = 0;
+  for (const auto& entry : fs::directory_iterator(journal.dir() / "records")) {
+    ++records;
+    token_in_a_record = token_in_a_record || runner_text_of(entry.path()).find(token) != std::string::npos;
+    CHECK(runner_mode_of(entry.path()) == 0600U);
+  }
+  CHECK(records >= 3);
+  CHECK(token_in_a_record);
 }
 
 TEST_SUITE_END();

@@ -151,4 +151,16 @@ TEST_CASE("process::to_display_string: shell-quoted, env first")
            "'--comment=lg run 1' job.sbatch");
 }
 
+TEST_CASE("process::to_display_string: a secret in the environment or an argument is not shown")
+{
+  // An sbatch refusal prints the command as its hint: the token given to
+  // --export must not reach the terminal or a CI log.
+  Command command = program("sbatch", {"--export=ALL,HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123456789", "job.sbatch"});
+  command.env = {{"WANDB_API_KEY", "0123456789abcdef0123456789abcdef01234567"}};
+  const std::string shown = lg::process::to_display_string(command);
+  CHECK(shown.find("hf_abc") == std::string::npos);
+  CHECK(shown.find("0123456789abcdef") == std::string::npos);
+  CHECK(shown == "WANDB_API_KEY=<secret, not shown> sbatch '--export=ALL,HF_TOKEN=<secret, not shown>' job.sbatch");
+}
+
 TEST_SUITE_END();

@@ -37,3 +37,18 @@ TEST_CASE("secrets: a known token format is a secret whatever the name")
   CHECK(holds_secret("X", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
   CHECK(holds_secret("KEY_FOR_S3", "AKIAABCDEFGHIJKLMNOP"));
 }
+
+TEST_CASE("secrets: redact_assignments hides secret values in a bare assignment and an option's list")
+{
+  using lg::secrets::redact_assignments;
+  // sbatch --export takes "ALL," then NAME or NAME=VALUE items (Slurm's sbatch
+  // man page, --export): only the items that hold a secret change.
+  CHECK(redact_assignments("--export=ALL,HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz0123456789,WANDB_MODE=offline")
+        == "--export=ALL,HF_TOKEN=<secret, not shown>,WANDB_MODE=offline");
+  CHECK(redact_assignments("WANDB_API_KEY=0123456789abcdef0123456789abcdef01234567")
+        == "WANDB_API_KEY=<secret, not shown>");
+  CHECK(redact_assignments("--export=HF_TOKEN") == "--export=HF_TOKEN");  // the value comes from the environment
+  CHECK(redact_assignments("--export=ALL,TRAIN_TOKENS=300B") == "--export=ALL,TRAIN_TOKENS=300B");
+  CHECK(redact_assignments("--exclusive") == "--exclusive");
+  CHECK(redact_assignments("--comment=a,b=c,,") == "--comment=a,b=c,,");
+}
