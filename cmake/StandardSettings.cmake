@@ -20,7 +20,7 @@ if(LG_FUZZ)
   endif()
   target_compile_options(lg_settings INTERFACE
     -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
-    -fno-omit-frame-pointer -g)
+    -fno-omit-frame-pointer)
   target_link_options(lg_settings INTERFACE -fsanitize=address,undefined)
 endif()
 if(LG_CLANG_TIDY)

@@ -65,7 +65,7 @@ LaunchEnvironment make_launch_environment(const GlobalOptions& global, const fs:
   const bool tty = isatty(STDERR_FILENO) != 0;
   // Progress and status lines quote job and log text (evidence, reasons):
   // shown through the one terminal sanitiser, never raw.
-  context.progress = [tty, global](const std::string& line) {
+  context.progress = [tty](const std::string& line) {
     fmt::print(stderr, "{}launchguard: {}\n", tty ? "\r\033[K" : "", printable(line));
   };
   if (tty && !global.json) {

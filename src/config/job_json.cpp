@@ -78,9 +78,11 @@ void job_json_value(const json& value, const std::string& path, const std::strin
 toml::table job_json_table(const json& object, const std::string& path, const std::string& display_name)
 {
   toml::table table;
-  for (const auto& [key, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    // A named copy: clang 14 cannot capture a structured binding (C++20 P1091).
+    const std::string& key = item.key();
     const std::string inner = path.empty() ? key : path + "." + key;
-    job_json_value(value, inner, display_name, [&](auto&& node) {
+    job_json_value(item.value(), inner, display_name, [&](auto&& node) {
       table.insert_or_assign(key, std::forward<decltype(node)>(node));
     });
   }

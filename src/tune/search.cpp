@@ -96,7 +96,10 @@ Result search(const Request& request)
   estimate::Options options;
   options.expandable_segments = request.expandable_segments;
   config::JobSpec work = base;  // one working copy, rewritten per layout
-  const auto [dense_params, expert_params] = dense_and_expert_parameters(base);
+  // Named copies, not a structured binding: clang 14 cannot capture one.
+  const auto parameter_split = dense_and_expert_parameters(base);
+  const auto dense_params = parameter_split.first;
+  const auto expert_params = parameter_split.second;
   const SpaceCounts counts = enumerate(
       base, request.free, fixed, static_cast<int>(result.recompute_choices.size()), [&](const Layout& layout) {
         if (peak_lower_bound(base, layout, dense_params, expert_params) > limit) {
