@@ -68,9 +68,20 @@ bool ignored_node_rank(const FindingContext& c, const VarUse& use)
   const auto line_begin = static_cast<std::size_t>(c.model.line_begin(c.model.line_of(use.offset)));
   const auto at = static_cast<std::size_t>(use.offset);
   const std::string before = t.substr(line_begin, at - line_begin);
+  // The value of --node_rank / --node-rank, in its `=` or its separate-word form.
   const auto flag = before.rfind("--node");
-  if (flag == std::string::npos || before.find_first_of(" \t", flag) != std::string::npos) {
-    return false;  // not the value of --node_rank / --node-rank
+  if (flag == std::string::npos) {
+    return false;
+  }
+  std::string option = before.substr(flag);
+  while (!option.empty() && (option.back() == ' ' || option.back() == '\t')) {
+    option.pop_back();
+  }
+  if (!option.empty() && option.back() == '=') {
+    option.pop_back();
+  }
+  if (option != "--node_rank" && option != "--node-rank") {
+    return false;
   }
   const Launch* l = c.job.launch;
   const LaunchStage* torchrun = l != nullptr ? l->stage("torchrun") : nullptr;

@@ -148,6 +148,15 @@ srun torchrun --nproc_per_node 8 --nnodes 2 --node_rank=$SLURM_NODEID --rdzv_bac
 )");
   CAPTURE(describe(r));
   CHECK(with_rule(r, "audit.per_task_variable").empty());
+  // The same option as two words (`--node_rank $SLURM_NODEID`) is the same value.
+  const AuditResult spaced = run(R"(#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --gpus-per-node=8
+srun torchrun --nproc_per_node 8 --nnodes 2 --node_rank $SLURM_NODEID --rdzv_backend c10d \
+  --rdzv_endpoint host:29500 train.py
+)");
+  CAPTURE(describe(spaced));
+  CHECK(with_rule(spaced, "audit.per_task_variable").empty());
 }
 
 TEST_CASE("a file sourced inside the task's shell may set the environment: no 'not set' error")

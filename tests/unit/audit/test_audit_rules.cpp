@@ -166,7 +166,10 @@ TEST_CASE("runtime variable assigned but not exported")
 
 TEST_CASE("per-task variable expanded on the batch host")
 {
-  const AuditResult r = run(replace(k_clean, "--nproc_per_node 8", "--nproc_per_node 8 --node_rank $SLURM_NODEID"));
+  // Under a static rendezvous torchrun takes the rank from --node_rank (torch/distributed/run.py:
+  // rdzv_configs["rank"] = node_rank only for "static"), so the batch host's value is wrong.
+  const AuditResult r = run(replace(replace(k_clean, "--nproc_per_node 8", "--nproc_per_node 8 --node_rank $SLURM_NODEID"),
+                                    "--rdzv_backend c10d", "--rdzv_backend static"));
   const auto found = with_rule(r, "audit.per_task_variable");
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
