@@ -212,7 +212,8 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
     const auto& first = d.flight_recorder_dumps.front();
     fmt::print("{} {}{} — read them with: python -m torch.distributed.flight_recorder.fr_trace {} --prefix {}\n",
                colorize(global.color, "bold", "NCCL flight-recorder dumps:"), printable(first),
-               d.flight_recorder_dumps.size() > 1 ? fmt::format(" and {} more", d.flight_recorder_dumps.size() - 1) : "",
+               d.flight_recorder_dumps.size() > 1 ? fmt::format(" and {} more", d.flight_recorder_dumps.size() - 1)
+                                                  : "",
                printable(std::filesystem::path(first).parent_path().string()),
                printable(watch::flight_recorder_file_prefix(first)));
   }

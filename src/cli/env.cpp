@@ -64,7 +64,7 @@ void print_sh(const env::Environment& environment, bool explain)
     }
     out += v.action == env::Action::set
              ? "export " + v.name + "=" + (v.per_job ? render::script_quote_per_job(v.value) : shell_quote(v.value))
-                                        : "unset " + v.name;
+             : "unset " + v.name;
     out += explain ? "\n\n" : "\n";
   }
   std::cout << out;
@@ -77,13 +77,14 @@ nlohmann::json to_json(const env::Environment& environment)
 {
   nlohmann::json variables = nlohmann::json::array();
   for (const auto& v : environment.variables) {
-    nlohmann::json& variable = variables.emplace_back(nlohmann::json{{"name", v.name},
-                         {"value", v.value},
-                         {"action", v.action == env::Action::set ? "set" : "unset"},
-                         {"layer", env::to_string(v.layer)},
-                         {"rule", v.rule},
-                         {"reason", v.reason},
-                         {"citation", v.citation}});
+    nlohmann::json& variable =
+      variables.emplace_back(nlohmann::json{{"name", v.name},
+                                            {"value", v.value},
+                                            {"action", v.action == env::Action::set ? "set" : "unset"},
+                                            {"layer", env::to_string(v.layer)},
+                                            {"rule", v.rule},
+                                            {"reason", v.reason},
+                                            {"citation", v.citation}});
     if (v.per_job) {
       variable["per_job"] = true;
     }

@@ -14,6 +14,7 @@
 #include "util/error.hpp"
 #include "watch/hang_monitor.hpp"
 #include "watch/log_tail.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
 #include "util/terminal.hpp"
@@ -41,27 +42,6 @@ bool is_job_id(const std::string& text)
   }
   return end == text.size()
          || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
-}
-
-// What `watch JOB_ID…` last saw of one job: Slurm's state, or that the job
-// vanished (unknown to Slurm for --vanish-after), or nothing yet.
-struct WatchedJobState
-{
-  bool seen = false;
-  bool vanished = false;
-  slurm::JobState state = slurm::JobState::unknown;
-
-  friend bool operator==(const WatchedJobState&, const WatchedJobState&) = default;
-};
-
-// As printed and in --json: Slurm's spelling, "VANISHED", or "" before the
-// first answer.
-std::string watched_job_state_text(const WatchedJobState& job)
-{
-  if (job.vanished) {
-    return "VANISHED";
-  }
-  return job.seen ? std::string(slurm::to_string(job.state)) : std::string();
 }
 
 // --hang-cancel, refused beside --no-hang-cancel.
@@ -115,8 +95,7 @@ struct PlainJobHangs
   PlainJobHangs(const watch::Clock& clock, const watch::HangPolicy& policy, std::vector<std::string> log_files)
     : monitor(clock, policy),
       files(std::move(log_files))
-  {
-  }
+  {}
 
   watch::LogTail tail;
   watch::HangMonitor monitor;
@@ -131,7 +110,7 @@ watch::HangPolicy plain_job_hang_policy(const ParsedArgs& parsed, launch::RunOpt
   return watch::HangPolicy{options.hang, options.hang_grace, hang_cancel_flag(parsed)};
 }
 
-void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const WatchedJobState& job,
+void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const watch::ObservedState& job,
                       launch::RunContext& context)
 {
   for (const auto& file : hangs.files) {
@@ -141,19 +120,19 @@ void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const Watche
       }
     }
   }
-  const std::string state = job.seen && !job.vanished ? std::string(slurm::to_string(job.state)) : std::string();
-  const watch::HangLook look = hangs.monitor.look(state);
+  const watch::HangLook look = hangs.monitor.look(job);
   if (look.resumed) {
     context.progress(fmt::format("job {}: iterations advance again; not a hang", id));
   }
   const double grace = std::chrono::duration<double>(hangs.monitor.policy().grace).count();
   if (look.reported) {
-    context.progress(fmt::format(
-      "job {}: {}", id,
-      watch::describe_hang(*look.stall, hangs.monitor.policy().cancel
-                                          ? fmt::format("cancelling in {:.0f} s unless it advances (--hang-cancel)", grace)
-                                          : std::string("not cancelling a job launchguard did not submit "
-                                                        "(--hang-cancel to cancel it)"))));
+    context.progress(
+      fmt::format("job {}: {}", id,
+                  watch::describe_hang(
+                    *look.stall, hangs.monitor.policy().cancel
+                                   ? fmt::format("cancelling in {:.0f} s unless it advances (--hang-cancel)", grace)
+                                   : std::string("not cancelling a job launchguard did not submit "
+                                                 "(--hang-cancel to cancel it)"))));
   }
   if (look.cancel_now) {
     context.progress(fmt::format("job {}: cancelling: {} and no progress through the {:.0f} s grace", id,
@@ -168,8 +147,8 @@ void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const Watche
 // own, followed for hangs while it runs.
 int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
-  const auto files =
-    parsed.vars.count("log") != 0 ? parsed.vars["log"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const auto files = parsed.vars.count("log") != 0 ? parsed.vars["log"].as<std::vector<std::string>>()
+                                                   : std::vector<std::string>{};
   launch::RunOptions run_options;
   const watch::HangPolicy hang_policy = plain_job_hang_policy(parsed, run_options);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
@@ -183,10 +162,10 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   const watch::SessionOptions session_options{run_options.schedule, run_options.vanish_after,
                                               hangs ? run_options.follow_every : std::chrono::milliseconds(0)};
   watch::Session session(live.context.query, watch::Clock::real(), session_options);
-  std::map<std::string, WatchedJobState> last;
+  std::map<std::string, watch::ObservedState> last;
   for (const auto& id : ids) {
     session.add(id);
-    last[id] = WatchedJobState{};
+    last[id] = watch::ObservedState{};
   }
   session.run(
     [&](const watch::Cycle& cycle) {
@@ -196,14 +175,15 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
                                 : std::string("Slurm answers again"));
       }
       for (const auto& update : cycle.updates) {
-        WatchedJobState seen{true, update.vanished,
-                             update.status.out_of_memory() ? slurm::JobState::out_of_memory : update.status.state};
+        const watch::ObservedState seen = update.vanished
+                                            ? watch::ObservedState{watch::ObservedState::Kind::vanished, slurm::JobState::unknown}
+                                            : watch::observed_state(update.status);
         if (update.vanished) {
           live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
                                             "it vanished (wrong id, or ended long ago)",
                                             update.id, std::chrono::duration<double>(update.missing_for).count()));
         } else if (seen != last[update.id]) {
-          live.context.progress(fmt::format("job {} {}", update.id, watched_job_state_text(seen)));
+          live.context.progress(fmt::format("job {} {}", update.id, watch::to_string(seen)));
         }
         last[update.id] = seen;
       }
@@ -219,16 +199,16 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   nlohmann::json jobs = nlohmann::json::array();
   bool all_completed = true;
   for (const auto& id : ids) {
-    const WatchedJobState& job = last[id];
-    jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
-    all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
+    const watch::ObservedState& job = last[id];
+    jobs.push_back({{"job_id", id}, {"state", watch::to_string(job)}});
+    all_completed = all_completed && job.is(slurm::JobState::completed);
     if (!global.json) {
-      fmt::print("job {}: {}\n", printable(id), printable(watched_job_state_text(job)));
+      fmt::print("job {}: {}\n", printable(id), printable(watch::to_string(job)));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
   if (!files.empty()) {
-    const std::string state = ids.size() == 1 ? watched_job_state_text(last[ids.front()]) : std::string();
+    const std::string state = ids.size() == 1 ? watch::to_string(last[ids.front()]) : std::string();
     auto diagnosis =
       diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
     if (hangs && hangs->monitor.hang()) {

@@ -7,18 +7,19 @@
 #include "diagnose/diagnose.hpp"
 #include "env/compose.hpp"
 #include "env/flight_recorder.hpp"
-#include "preflight/judge.hpp"
 #include "launch/retry.hpp"
-#include "slurm/parse.hpp"
+#include "preflight/judge.hpp"
 #include "render/render.hpp"
+#include "slurm/parse.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 #include "util/log_reader.hpp"
 #include "watch/flight_recorder_dumps.hpp"
+#include "watch/hang_monitor.hpp"
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
-#include "watch/hang_monitor.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
 #include <fmt/format.h>
@@ -32,15 +33,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 namespace {
-
-std::string final_state(const slurm::JobStatus& status)
-{
-  // A step killed by the cgroup OOM handler usually leaves the job FAILED.
-  if (status.out_of_memory()) {
-    return "OUT_OF_MEMORY";
-  }
-  return std::string(slurm::to_string(status.state));
-}
 
 // The job's logs as streams (plain, gzip or zstd). A log that cannot be
 // opened is left out, as Slurm may not have written it.
@@ -60,12 +52,12 @@ std::vector<diagnose::LogStream> open_logs(const std::vector<fs::path>& files)
 }
 
 diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::string& job_id,
-                                     const std::string& state, const RunContext& context)
+                                     const watch::ObservedState& state, const RunContext& context)
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
                                           context.submit_dir);
   diagnose::Context facts;
-  facts.slurm_state = state;
+  facts.slurm_state = watch::to_string(state);
   facts.expandable_segments_set = preflight::expandable_segments_on(spec);
   try {
     return diagnose::diagnose_scan(diagnose::scan_streams(open_logs(files), *context.matcher), *context.matcher,
@@ -82,7 +74,9 @@ diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::str
 
 struct LiveState
 {
-  LiveState(const watch::Clock& clock, const watch::HangPolicy& policy) : hang(clock, policy) {}
+  LiveState(const watch::Clock& clock, const watch::HangPolicy& policy)
+    : hang(clock, policy)
+  {}
 
   watch::LogTail tail;
   watch::HangMonitor hang;
@@ -147,8 +141,8 @@ void cancel_attempt_job(Journal& journal, const AttemptState& attempt, LiveState
 
 // While Slurm says RUNNING: report a stall once (journal "hang"), say so when
 // progress resumes, and cancel after the grace unless told not to.
-void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live, const std::string& slurm_state,
-                    const RunOptions& options, const RunContext& context)
+void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live,
+                    const watch::ObservedState& slurm_state, const RunOptions& options, const RunContext& context)
 {
   if (live.cancelled) {
     return;
@@ -170,10 +164,11 @@ void check_progress(Journal& journal, const AttemptState& attempt, LiveState& li
                             {"silent_for_s", std::chrono::duration<double>(stall.silent_for).count()},
                             {"threshold_s", std::chrono::duration<double>(stall.threshold).count()}});
     say(context, fmt::format("attempt {}: {}", attempt.number,
-                             watch::describe_hang(stall, options.hang_cancel
-                                                           ? fmt::format("cancelling in {:.0f} s unless it advances",
-                                                                         std::chrono::duration<double>(options.hang_grace).count())
-                                                           : std::string("not cancelling (--no-hang-cancel)"))));
+                             watch::describe_hang(
+                               stall, options.hang_cancel
+                                        ? fmt::format("cancelling in {:.0f} s unless it advances",
+                                                      std::chrono::duration<double>(options.hang_grace).count())
+                                        : std::string("not cancelling (--no-hang-cancel)"))));
   }
   if (look.cancel_now) {
     const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
@@ -199,9 +194,8 @@ void name_failed_node(diagnose::Diagnosis& diagnosis, const slurm::JobStatus& ra
       {"slurm", 0, fmt::format("job {}: node {} ({})", job_id, diagnosis.host, candidates.source)});
   } else if (candidates.nodes.size() > 1) {
     constexpr std::size_t shown = 16;
-    const std::vector<std::string> named(candidates.nodes.begin(),
-                                         candidates.nodes.begin() +
-                                           static_cast<long>(std::min(shown, candidates.nodes.size())));
+    const std::vector<std::string> named(
+      candidates.nodes.begin(), candidates.nodes.begin() + static_cast<long>(std::min(shown, candidates.nodes.size())));
     diagnosis.evidence.push_back(
       {"slurm", 0,
        fmt::format("job {}: the failed node is one of {} candidates ({}{}; {}); Slurm's record does not say which, so "
@@ -231,7 +225,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   const std::string& job_id = *attempt.job_id;
   session.add(job_id);
   LiveState live(clock, watch::HangPolicy{options.hang, options.hang_grace, options.hang_cancel});
-  std::string last_state = attempt.last_state;
+  watch::ObservedState last_state = attempt.last_state;
   std::optional<slurm::JobStatus> last_ran;  // Slurm's latest answer with a NodeList (sacct: with its steps)
   const auto end = session.run(
     [&](const watch::Cycle& cycle) {
@@ -248,16 +242,17 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                    "it vanished",
                                    attempt.number, job_id,
                                    std::chrono::duration<double>(update.missing_for).count()));
-          last_state = "VANISHED";
+          last_state = {watch::ObservedState::Kind::vanished, slurm::JobState::unknown};
           continue;
         }
         if (!update.status.nodes.empty()) {
           last_ran = update.status;
         }
-        const std::string state = final_state(update.status);
+        const watch::ObservedState state = watch::observed_state(update.status);
         if (state != last_state) {
-          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", state}});
-          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, state));
+          const std::string text = watch::to_string(state);
+          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", text}});
+          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, text));
           last_state = state;
         }
       }
@@ -273,7 +268,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
       }
       if (context.status) {
         context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", job_id,
-                                   last_state.empty() ? "(not yet known)" : last_state,
+                                   last_state.kind == watch::ObservedState::Kind::none ? "(not yet known)" : watch::to_string(last_state),
                                    format_bytes(live.max_allocated),
                                    static_cast<double>(cycle.next_poll.count()) / 1000.0));
       }
@@ -287,7 +282,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   if (live.hang.hang()) {
     watch::apply_hang(diagnosis, *live.hang.hang(), context.matcher->catalogue());
   }
-  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state) && last_ran) {
+  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state.state) && last_ran) {
     name_failed_node(diagnosis, *last_ran, job_id);
   }
   if (diagnose::is_failure(diagnosis.category)) {
@@ -313,12 +308,14 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"evidence", evidence},
                                {"host", diagnosis.host},
                                {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
-  const bool completed = last_state == "COMPLETED";
-  const std::string outcome = to_string(completed                  ? AttemptResult::completed
-                                        : last_state == "VANISHED" ? AttemptResult::vanished
-                                                                   : AttemptResult::failed);
-  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", last_state}});
-  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, last_state, diagnosis.category));
+  const bool completed = last_state.is(slurm::JobState::completed);
+  const std::string outcome = to_string(completed ? AttemptResult::completed
+                                        : last_state.kind == watch::ObservedState::Kind::vanished
+                                          ? AttemptResult::vanished
+                                          : AttemptResult::failed);
+  const std::string state_text = watch::to_string(last_state);
+  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", state_text}});
+  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, state_text, diagnosis.category));
   if (!diagnosis.evidence.empty() && !completed) {
     const auto& e = diagnosis.evidence.front();
     say(context, fmt::format("  evidence: {}:{}: {}", e.file, e.line, e.text.substr(0, 200)));

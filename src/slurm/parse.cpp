@@ -407,8 +407,8 @@ bool expand_hostlist_item(std::string_view item, std::vector<std::string>& out, 
     const std::string_view low_text = range.substr(0, dash);
     const std::string_view high_text = dash == std::string_view::npos ? low_text : range.substr(dash + 1);
     const auto number = [](std::string_view digits) -> std::optional<long> {
-      if (digits.empty() || digits.size() > 9 ||
-          !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      if (digits.empty() || digits.size() > 9
+          || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
         return std::nullopt;
       }
       return std::stol(std::string(digits));
@@ -436,7 +436,7 @@ bool expand_hostlist_item(std::string_view item, std::vector<std::string>& out, 
   return true;
 }
 
-} // namespace
+}  // namespace
 
 std::optional<std::vector<std::string>> expand_node_list(std::string_view node_list, std::size_t max_nodes)
 {

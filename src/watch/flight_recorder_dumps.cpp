@@ -95,7 +95,7 @@ std::vector<fs::path> dumps_with_prefix(const std::vector<fs::path>& log_files, 
   return out;
 }
 
-} // namespace
+}  // namespace
 
 std::vector<fs::path> flight_recorder_dumps(const std::vector<fs::path>& log_files, const std::string& dump_prefix,
                                             const std::string& job_id)

@@ -13,18 +13,17 @@ HangMonitor::HangMonitor(const Clock& clock, HangPolicy policy)
   : m_clock(clock),
     m_policy(policy),
     m_progress(clock, policy.rule)
-{
-}
+{}
 
 void HangMonitor::observe(const LogLine& line)
 {
   m_progress.observe(line);
 }
 
-HangLook HangMonitor::look(std::string_view slurm_state)
+HangLook HangMonitor::look(const ObservedState& state)
 {
   HangLook look;
-  if (slurm_state != "RUNNING" || m_cancelled) {
+  if (!state.is(slurm::JobState::running) || m_cancelled) {
     return look;
   }
   look.stall = m_progress.stall();
@@ -58,8 +57,8 @@ std::string describe_hang(const Stall& stall, std::string_view what_follows)
 bool apply_hang(diagnose::Diagnosis& diagnosis, const Stall& stall, const diagnose::Catalogue& catalogue)
 {
   const std::string& logged = diagnosis.category;
-  if (diagnose::is_failure(logged) && logged != diagnose::to_string(diagnose::Category::unknown) &&
-      logged != diagnose::to_string(diagnose::Category::slurm_time_limit)) {
+  if (diagnose::is_failure(logged) && logged != diagnose::to_string(diagnose::Category::unknown)
+      && logged != diagnose::to_string(diagnose::Category::slurm_time_limit)) {
     return false;
   }
   const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
@@ -89,4 +88,4 @@ bool apply_hang(diagnose::Diagnosis& diagnosis, const Stall& stall, const diagno
   return true;
 }
 
-} // namespace lg::watch
+}  // namespace lg::watch

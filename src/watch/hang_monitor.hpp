@@ -9,6 +9,7 @@
 #include "diagnose/diagnose.hpp"
 #include "watch/clock.hpp"
 #include "watch/log_tail.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/progress.hpp"
 
 #include <chrono>
@@ -27,9 +28,9 @@ struct HangPolicy
 // What one look found.
 struct HangLook
 {
-  bool reported = false;  // a stall began: report it (once per stall)
-  bool resumed = false;   // the reported stall ended: iterations advance again
-  bool cancel_now = false;  // the grace ran out: cancel the job (once)
+  bool reported = false;       // a stall began: report it (once per stall)
+  bool resumed = false;        // the reported stall ended: iterations advance again
+  bool cancel_now = false;     // the grace ran out: cancel the job (once)
   std::optional<Stall> stall;  // the stall now (reported or not)
 };
 
@@ -41,9 +42,9 @@ public:
   // A log line the watch loop tailed.
   void observe(const LogLine& line);
 
-  // One look, with Slurm's latest state for the job ("RUNNING", …). Only a
-  // RUNNING job is judged; once the cancel came due nothing more is.
-  HangLook look(std::string_view slurm_state);
+  // One look, with what the watcher last knew of the job. Only a job Slurm
+  // says is RUNNING is judged; once the cancel came due nothing more is.
+  HangLook look(const ObservedState& state);
 
   // The latest stall seen and not resumed since (for the final diagnosis).
   const std::optional<Stall>& hang() const { return m_hang; }
@@ -70,4 +71,4 @@ std::string describe_hang(const Stall& stall, std::string_view what_follows);
 // stays. True when the hang became the diagnosis.
 bool apply_hang(diagnose::Diagnosis& diagnosis, const Stall& stall, const diagnose::Catalogue& catalogue);
 
-} // namespace lg::watch
+}  // namespace lg::watch

@@ -282,9 +282,8 @@ TEST_CASE("families: the launched program, script or module is not there")
     CHECK(d.evidence.front().text == c.text);
   }
   // The fix is about the launch path, not a module or the job's settings.
-  const Diagnosis missing =
-    diagnose({{"job.out", "slurmstepd: error: execve(): torchrun: No such file or directory"}},
-             lg::testing::default_matcher());
+  const Diagnosis missing = diagnose({{"job.out", "slurmstepd: error: execve(): torchrun: No such file or directory"}},
+                                     lg::testing::default_matcher());
   CHECK(missing.fix.find("workdir") != std::string::npos);
   CHECK(missing.fix.find("retry cannot help") != std::string::npos);
   // A shell message that is not about a missing command is not this family.

@@ -242,16 +242,11 @@ TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning g
     lines.push_back(v.name + "=" + v.value);
   }
   const std::vector<std::string> expected = {
-    "CUDA_DEVICE_MAX_CONNECTIONS=1",
-    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-    "TORCH_NCCL_AVOID_RECORD_STREAMS=1",
-    "NCCL_NVLS_ENABLE=0",
-    "TORCH_NCCL_HIGH_PRIORITY=1",
-    "NCCL_P2P_NET_CHUNKSIZE=2097152",
-    "NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
-    "TORCH_NCCL_TRACE_BUFFER_SIZE=2000",
-    "TORCH_NCCL_DUMP_ON_TIMEOUT=1",
-    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=logs/nccl_trace_%j_rank_",
+    "CUDA_DEVICE_MAX_CONNECTIONS=1",      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    "TORCH_NCCL_AVOID_RECORD_STREAMS=1",  "NCCL_NVLS_ENABLE=0",
+    "TORCH_NCCL_HIGH_PRIORITY=1",         "NCCL_P2P_NET_CHUNKSIZE=2097152",
+    "NVTE_ALLOW_NONDETERMINISTIC_ALGO=1", "TORCH_NCCL_TRACE_BUFFER_SIZE=2000",
+    "TORCH_NCCL_DUMP_ON_TIMEOUT=1",       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=logs/nccl_trace_%j_rank_",
   };
   CHECK(lines == expected);
   for (const auto& v : environment.variables) {

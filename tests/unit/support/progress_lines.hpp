@@ -14,9 +14,10 @@ namespace lg::testing {
 inline std::string megatron_iteration_line(long iteration, double step_ms,
                                            const std::string& stamp = "2026-08-22 15:22:22.123456")
 {
-  return fmt::format(" [{}] iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
-                     "learning rate: 3.000000E-04 | global batch size:    32 | lm loss: 9.817120E+00 | loss scale: 1.0 |",
-                     stamp, iteration, 1000, iteration * 32, step_ms);
+  return fmt::format(
+    " [{}] iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
+    "learning rate: 3.000000E-04 | global batch size:    32 | lm loss: 9.817120E+00 | loss scale: 1.0 |",
+    stamp, iteration, 1000, iteration * 32, step_ms);
 }
 
-} // namespace lg::testing
+}  // namespace lg::testing

@@ -12,6 +12,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
+const lg::watch::ObservedState k_running = lg::watch::ObservedState::of(lg::slurm::JobState::running);
+
 lg::watch::HangPolicy hang_monitor_policy(bool cancel)
 {
   lg::watch::HangPolicy policy;
@@ -24,7 +26,8 @@ lg::watch::HangPolicy hang_monitor_policy(bool cancel)
 void feed_iterations(lg::watch::HangMonitor& monitor, lg::watch::ManualClock& clock, long from, long to)
 {
   for (long iteration = from; iteration <= to; ++iteration) {
-    monitor.observe({"job-7.out", static_cast<int>(iteration), lg::testing::megatron_iteration_line(iteration, 1000.0)});
+    monitor.observe(
+      {"job-7.out", static_cast<int>(iteration), lg::testing::megatron_iteration_line(iteration, 1000.0)});
     clock.advance(1s);
   }
 }
@@ -36,7 +39,7 @@ void feed_then_fall_silent(lg::watch::HangMonitor& monitor, lg::watch::ManualClo
   clock.advance(40s);
 }
 
-} // namespace
+}  // namespace
 
 TEST_SUITE_BEGIN("watch");
 
@@ -45,34 +48,36 @@ TEST_CASE("hang monitor: reported once while RUNNING, cancel due once after the 
   lg::watch::ManualClock clock;
   lg::watch::HangMonitor monitor(clock, hang_monitor_policy(true));
   feed_iterations(monitor, clock, 1, 5);
-  CHECK_FALSE(monitor.look("RUNNING").reported);
+  CHECK_FALSE(monitor.look(k_running).reported);
   clock.advance(40s);
-  CHECK_FALSE(monitor.look("COMPLETING").stall);  // only a RUNNING job is judged
-  const auto first = monitor.look("RUNNING");
+  CHECK_FALSE(
+    monitor.look(lg::watch::ObservedState::of(lg::slurm::JobState::completing)).stall);  // only a RUNNING job is judged
+  const auto first = monitor.look(k_running);
   CHECK(first.reported);
   CHECK_FALSE(first.cancel_now);
   REQUIRE(first.stall);
   CHECK(first.stall->last_iteration == 5);
   CHECK(lg::watch::describe_hang(*first.stall, "x").rfind("hang_no_progress while Slurm says RUNNING: ", 0) == 0);
   clock.advance(5s);
-  CHECK_FALSE(monitor.look("RUNNING").reported);  // not on every look
+  CHECK_FALSE(monitor.look(k_running).reported);  // not on every look
   clock.advance(5s);
-  CHECK(monitor.look("RUNNING").cancel_now);
+  CHECK(monitor.look(k_running).cancel_now);
   clock.advance(5s);
-  CHECK_FALSE(monitor.look("RUNNING").cancel_now);  // once
+  CHECK_FALSE(monitor.look(k_running).cancel_now);  // once
   CHECK(monitor.hang());
 }
 
-TEST_CASE("hang monitor: without cancelling (a job launchguard did not submit) a hang is only reported; iterations end it")
+TEST_CASE(
+  "hang monitor: without cancelling (a job launchguard did not submit) a hang is only reported; iterations end it")
 {
   lg::watch::ManualClock clock;
   lg::watch::HangMonitor monitor(clock, hang_monitor_policy(false));
   feed_then_fall_silent(monitor, clock);
-  CHECK(monitor.look("RUNNING").reported);
+  CHECK(monitor.look(k_running).reported);
   clock.advance(1h);
-  CHECK_FALSE(monitor.look("RUNNING").cancel_now);
+  CHECK_FALSE(monitor.look(k_running).cancel_now);
   feed_iterations(monitor, clock, 6, 6);
-  const auto again = monitor.look("RUNNING");
+  const auto again = monitor.look(k_running);
   CHECK(again.resumed);
   CHECK_FALSE(monitor.hang());
 }
@@ -82,7 +87,7 @@ TEST_CASE("hang monitor: the hang beats a log without a known cause, never a kno
   lg::watch::ManualClock clock;
   lg::watch::HangMonitor monitor(clock, hang_monitor_policy(false));
   feed_then_fall_silent(monitor, clock);
-  const auto stall = monitor.look("RUNNING").stall;
+  const auto stall = monitor.look(k_running).stall;
   REQUIRE(stall);
   const auto& catalogue = lg::testing::default_matcher().catalogue();
   // Slurm's teardown after a cancel (src/slurmd/slurmstepd/req.c

@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 using namespace std::chrono_literals;
+using lg::testing::megatron_iteration_line;
 using lg::watch::LogLine;
 using lg::watch::ProgressTracker;
-using lg::testing::megatron_iteration_line;
 
 namespace {
 
