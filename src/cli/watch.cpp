@@ -11,6 +11,7 @@
 #include "launch/journal.hpp"
 #include "slurm/job_status.hpp"
 #include "util/error.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
 #include "util/terminal.hpp"
@@ -37,27 +38,6 @@ bool is_job_id(const std::string& text)
   }
   return end == text.size()
          || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
-}
-
-// What `watch JOB_ID…` last saw of one job: Slurm's state, or that the job
-// vanished (unknown to Slurm for --vanish-after), or nothing yet.
-struct WatchedJobState
-{
-  bool seen = false;
-  bool vanished = false;
-  slurm::JobState state = slurm::JobState::unknown;
-
-  friend bool operator==(const WatchedJobState&, const WatchedJobState&) = default;
-};
-
-// As printed and in --json: Slurm's spelling, "VANISHED", or "" before the
-// first answer.
-std::string watched_job_state_text(const WatchedJobState& job)
-{
-  if (job.vanished) {
-    return "VANISHED";
-  }
-  return job.seen ? std::string(slurm::to_string(job.state)) : std::string();
 }
 
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
@@ -95,10 +75,10 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
   watch::Session session(live.context.query, watch::Clock::real(), session_options);
-  std::map<std::string, WatchedJobState> last;
+  std::map<std::string, watch::ObservedState> last;
   for (const auto& id : ids) {
     session.add(id);
-    last[id] = WatchedJobState{};
+    last[id] = watch::ObservedState{};
   }
   session.run(
     [&](const watch::Cycle& cycle) {
@@ -108,14 +88,15 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
                                 : std::string("Slurm answers again"));
       }
       for (const auto& update : cycle.updates) {
-        WatchedJobState seen{true, update.vanished,
-                             update.status.out_of_memory() ? slurm::JobState::out_of_memory : update.status.state};
+        const watch::ObservedState seen = update.vanished
+                                            ? watch::ObservedState{watch::ObservedState::Kind::vanished, slurm::JobState::unknown}
+                                            : watch::observed_state(update.status);
         if (update.vanished) {
           live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
                                             "it vanished (wrong id, or ended long ago)",
                                             update.id, std::chrono::duration<double>(update.missing_for).count()));
         } else if (seen != last[update.id]) {
-          live.context.progress(fmt::format("job {} {}", update.id, watched_job_state_text(seen)));
+          live.context.progress(fmt::format("job {} {}", update.id, watch::to_string(seen)));
         }
         last[update.id] = seen;
       }
@@ -128,17 +109,17 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   nlohmann::json jobs = nlohmann::json::array();
   bool all_completed = true;
   for (const auto& id : ids) {
-    const WatchedJobState& job = last[id];
-    jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
-    all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
+    const watch::ObservedState& job = last[id];
+    jobs.push_back({{"job_id", id}, {"state", watch::to_string(job)}});
+    all_completed = all_completed && job.is(slurm::JobState::completed);
     if (!global.json) {
-      fmt::print("job {}: {}\n", printable(id), printable(watched_job_state_text(job)));
+      fmt::print("job {}: {}\n", printable(id), printable(watch::to_string(job)));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
   if (parsed.vars.count("log") != 0) {
     const auto files = parsed.vars["log"].as<std::vector<std::string>>();
-    const std::string state = ids.size() == 1 ? watched_job_state_text(last[ids.front()]) : std::string();
+    const std::string state = ids.size() == 1 ? watch::to_string(last[ids.front()]) : std::string();
     const auto diagnosis =
       diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
     document["category"] = diagnosis.category;

@@ -18,6 +18,7 @@
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/progress.hpp"
 #include "watch/session.hpp"
 
@@ -32,15 +33,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 namespace {
-
-std::string final_state(const slurm::JobStatus& status)
-{
-  // A step killed by the cgroup OOM handler usually leaves the job FAILED.
-  if (status.out_of_memory()) {
-    return "OUT_OF_MEMORY";
-  }
-  return std::string(slurm::to_string(status.state));
-}
 
 // The job's logs as streams (plain, gzip or zstd). A log that cannot be
 // opened is left out, as Slurm may not have written it.
@@ -60,12 +52,12 @@ std::vector<diagnose::LogStream> open_logs(const std::vector<fs::path>& files)
 }
 
 diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::string& job_id,
-                                     const std::string& state, const RunContext& context)
+                                     const watch::ObservedState& state, const RunContext& context)
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
                                           context.submit_dir);
   diagnose::Context facts;
-  facts.slurm_state = state;
+  facts.slurm_state = watch::to_string(state);
   facts.expandable_segments_set = preflight::expandable_segments_on(spec);
   try {
     return diagnose::diagnose_scan(diagnose::scan_streams(open_logs(files), *context.matcher), *context.matcher,
@@ -149,10 +141,10 @@ void cancel_attempt_job(Journal& journal, const AttemptState& attempt, LiveState
 
 // While Slurm says RUNNING: report a stall once (journal "hang"), say so when
 // progress resumes, and cancel after the grace unless told not to.
-void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live, const std::string& slurm_state,
+void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live, const watch::ObservedState& slurm_state,
                     const RunOptions& options, const RunContext& context, watch::Clock::time_point now)
 {
-  if (slurm_state != "RUNNING" || live.cancelled) {
+  if (!slurm_state.is(slurm::JobState::running) || live.cancelled) {
     return;
   }
   const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
@@ -244,7 +236,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   const std::string& job_id = *attempt.job_id;
   session.add(job_id);
   LiveState live(clock, options.hang);
-  std::string last_state = attempt.last_state;
+  watch::ObservedState last_state = attempt.last_state;
   std::string last_nodes;  // Slurm's NodeList for the job (sacct/squeue), once it ran
   const auto end = session.run(
     [&](const watch::Cycle& cycle) {
@@ -261,16 +253,17 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                    "it vanished",
                                    attempt.number, job_id,
                                    std::chrono::duration<double>(update.missing_for).count()));
-          last_state = "VANISHED";
+          last_state = {watch::ObservedState::Kind::vanished, slurm::JobState::unknown};
           continue;
         }
         if (!update.status.nodes.empty()) {
           last_nodes = update.status.nodes;
         }
-        const std::string state = final_state(update.status);
+        const watch::ObservedState state = watch::observed_state(update.status);
         if (state != last_state) {
-          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", state}});
-          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, state));
+          const std::string text = watch::to_string(state);
+          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", text}});
+          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, text));
           last_state = state;
         }
       }
@@ -286,7 +279,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
       }
       if (context.status) {
         context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", job_id,
-                                   last_state.empty() ? "(not yet known)" : last_state,
+                                   last_state.kind == watch::ObservedState::Kind::none ? "(not yet known)" : watch::to_string(last_state),
                                    format_bytes(live.max_allocated),
                                    static_cast<double>(cycle.next_poll.count()) / 1000.0));
       }
@@ -307,7 +300,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
   }
   // A node failure whose logs name no host: a one-node job's node is the
   // one Slurm ran it on (the NodeList the watch's own queries returned).
-  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state)) {
+  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state.state)) {
     if (const auto node = slurm::single_node(last_nodes)) {
       diagnosis.host = *node;
       diagnosis.evidence.push_back({"slurm", 0, fmt::format("job {} ran on node {} (Slurm's NodeList)", job_id, *node)});
@@ -336,12 +329,14 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"evidence", evidence},
                                {"host", diagnosis.host},
                                {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
-  const bool completed = last_state == "COMPLETED";
-  const std::string outcome = to_string(completed                  ? AttemptResult::completed
-                                        : last_state == "VANISHED" ? AttemptResult::vanished
-                                                                   : AttemptResult::failed);
-  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", last_state}});
-  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, last_state, diagnosis.category));
+  const bool completed = last_state.is(slurm::JobState::completed);
+  const std::string outcome = to_string(completed ? AttemptResult::completed
+                                        : last_state.kind == watch::ObservedState::Kind::vanished
+                                          ? AttemptResult::vanished
+                                          : AttemptResult::failed);
+  const std::string state_text = watch::to_string(last_state);
+  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", state_text}});
+  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, state_text, diagnosis.category));
   if (!diagnosis.evidence.empty() && !completed) {
     const auto& e = diagnosis.evidence.front();
     say(context, fmt::format("  evidence: {}:{}: {}", e.file, e.line, e.text.substr(0, 200)));

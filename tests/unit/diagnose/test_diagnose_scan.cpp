@@ -1,12 +1,20 @@
 // The scanner: line numbers across blocks and threads, line endings, caps.
 #include "diagnose/scan.hpp"
+#include "util/log_reader.hpp"
+
+#include "support/compress.hpp"
+#include "support/default_matcher.hpp"
+#include "support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace lg::diagnose;
 
@@ -100,4 +108,76 @@ TEST_CASE("scan: a stream that throws stops the scan with its error")
   const Matcher matcher(default_catalogue());
   LogStream broken{"a.gz", [](char*, std::size_t) -> std::size_t { throw std::runtime_error("cut short"); }};
   CHECK_THROWS_WITH(scan_streams({broken}, matcher), "cut short");
+}
+
+namespace {
+
+// The filler of a Megatron-like log until `text` ends exactly `before`
+// bytes ahead of `target`, then `line`: it straddles offset `target`.
+void straddle_line(std::string& text, std::size_t target, std::size_t before, const std::string& line)
+{
+  const std::string filler = " [2024-05-01 12:00:00] iteration 100/ 100000 | lm loss: 2.0 | grad norm: 0.3 |\n";
+  while (text.size() + filler.size() + 2 <= target - before) {
+    text += filler;
+  }
+  text += std::string(target - before - text.size() - 1, '.') + "\n";
+  text += line + "\n";
+}
+
+}  // namespace
+
+TEST_CASE("scan: a signature line straddling a block boundary still matches, plain and gzip")
+{
+  // The scan reads 2 MiB blocks (ScanOptions::block_bytes) into buffers of
+  // 4 KiB + 2 blocks + 8 KiB and cuts a body at a line end: put the NVIDIA
+  // driver's Xid line (the Xid catalogue's message, signatures/default.toml)
+  // across every MiB up to 9 and across the first buffer's edges, and
+  // expect each one, on the plain text and on the same text gzip'd (the
+  // second buffer ends near 8 MiB + 16 KiB).
+  const std::string xid = "NVRM: Xid (PCI:0000:06:00): 79, pid=1234, GPU has fallen off the bus.";
+  std::vector<std::size_t> targets;
+  for (std::size_t mib = 1; mib <= 9; ++mib) {
+    targets.push_back(mib << 20);
+    if (mib == 4) {
+      targets.push_back((4u << 20) + 4096);         // the body limit of the first buffer
+      targets.push_back((4u << 20) + 4096 + 8192);  // the first buffer's end
+    }
+  }
+  std::string text;
+  std::vector<std::size_t> offsets;
+  for (const std::size_t target : targets) {
+    straddle_line(text, target, 20, xid);
+    offsets.push_back(target - 20);
+  }
+  straddle_line(text, text.size() + 200, 10, "tail");
+  std::vector<std::size_t> lines;
+  for (const std::size_t offset : offsets) {
+    lines.push_back(
+      static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n')) + 1);
+  }
+
+  ScanOptions options;  // the default block size
+  options.hits_per_signature = 100;
+  lg::testing::TempDir dir("lg-test-scan-straddle");
+  const auto gz = (dir.path / "straddle.log.gz").string();
+  std::ofstream(gz, std::ios::binary) << lg::testing::gzip_member(text);
+  auto reader = std::make_shared<lg::LogReader>(gz);
+  LogStream compressed{"straddle.log.gz",
+                       [reader](char* buffer, std::size_t size) { return reader->read(buffer, size); }};
+  for (const ScanResult& result : {scan_logs({{"straddle.log", text}}, lg::testing::default_matcher(), options),
+                                   scan_streams({compressed}, lg::testing::default_matcher(), options)}) {
+    CHECK(result.bytes.front() == text.size());
+    std::vector<const Hit*> xids;
+    for (const Hit& hit : result.hits) {
+      if (hit.text == xid) {
+        xids.push_back(&hit);
+      }
+    }
+    REQUIRE(xids.size() == offsets.size());
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      CAPTURE(targets[i]);
+      CHECK(xids[i]->offset == offsets[i]);
+      CHECK(xids[i]->line == lines[i]);
+    }
+  }
 }

@@ -87,12 +87,12 @@ TEST_CASE("runner: a fragmentation OOM is diagnosed and retried with expandable 
   lg::launch::begin_run(journal, f.spec, {{"kind", "test"}}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
   CHECK(outcome.finished);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   REQUIRE(state.attempts.size() == 2);
   CHECK(state.attempts[0].category == "cuda_oom_fragmentation");
-  CHECK(state.attempts[0].last_state == "FAILED");
+  CHECK(lg::watch::to_string(state.attempts[0].last_state) == "FAILED");
   CHECK(state.attempts[1].fix == "expandable_segments");
   std::ifstream script(journal.dir() / "attempt-2" / "job.sbatch");
   std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
@@ -109,7 +109,7 @@ TEST_CASE("runner: an sbatch that timed out after queueing is found by tag, neve
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].job_id == std::optional<std::string>("1000"));
@@ -130,7 +130,7 @@ TEST_CASE("runner: a run resumed after a crash between submit_started and submit
   f.client.submit_text("#!/bin/bash\n", submit);
   auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
   const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
 }
 
@@ -156,7 +156,7 @@ TEST_CASE("runner: with both submit_started and submitted damaged, a resume asks
   }
   auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
   const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);  // found by tag, not submitted again
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("runner: a config error is not retried and ends the run failed")
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "failed");
+  CHECK(outcome.outcome == lg::launch::RunResult::failed);
   CHECK(f.client.submissions().size() == 1);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].category == "cpu_offload_with_pp");
@@ -197,7 +197,7 @@ TEST_CASE("runner: a hang is reported, cancelled after the grace, diagnosed hang
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.cancelled() == std::vector<std::string>{"1000"});
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
@@ -253,7 +253,7 @@ TEST_CASE("runner: with hang cancelling off a hang is only reported, and beats t
   CHECK(f.client.cancelled().empty());
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   REQUIRE(state.attempts.size() == 1);
-  CHECK(state.attempts[0].last_state == "TIMEOUT");
+  CHECK(lg::watch::to_string(state.attempts[0].last_state) == "TIMEOUT");
   CHECK(state.attempts[0].category == "hang_no_progress");
 }
 
@@ -276,7 +276,7 @@ TEST_CASE("runner: iterations that come back within the grace end the hang repor
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.cancelled().empty());
   bool resumed = false;
   for (const auto& record : journal.records()) {
@@ -298,7 +298,7 @@ TEST_CASE("runner: an Xid on a node excludes that node from the retry, recorded 
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].category == "gpu_hardware");
@@ -346,7 +346,7 @@ TEST_CASE("runner: detach returns after submission; a later drive finishes the r
   CHECK(first.detached);
   CHECK(f.client.queries().empty());
   const auto second = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(second.outcome == "succeeded");
+  CHECK(second.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
 }
 
@@ -374,7 +374,7 @@ TEST_CASE("runner: a job carrying a secret: the attempt script and every journal
                         f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
   ::umask(old_umask);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   const auto runner_mode_of = [](const fs::path& path) {
     struct stat info{};
     REQUIRE(::stat(path.c_str(), &info) == 0);
