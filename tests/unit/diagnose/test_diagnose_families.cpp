@@ -263,6 +263,8 @@ TEST_CASE("families: the launched program, script or module is not there")
     {"config_error", "bash shell.c / execute_cmd.c file_error: \"%s: %s\" (strerror)",
      "/bin/bash: ./scripts/pretrain_llama.sh: No such file or directory"},
     {"config_error", "dash (Debian /bin/sh) \"%s: %d: %s: not found\"", "/bin/sh: 1: torchrun: not found"},
+    {"config_error", "CPython Objects/exceptions.c: OSError for ENOENT is FileNotFoundError, \"[Errno %d] %s: %R\"",
+     "FileNotFoundError: [Errno 2] No such file or directory: '/data/tokenizer/gpt2-vocab.json'"},
     {"import_error", "CPython Lib/runpy.py _run_module_as_main: \"%s: %s\" % (sys.executable, msg)",
      "/usr/bin/python3: No module named megatron.training"},
     {"import_error", "CPython import.c: \"No module named %R\" as ModuleNotFoundError",
@@ -291,6 +293,26 @@ TEST_CASE("families: the launched program, script or module is not there")
                                                "training goes on\n"}},
                                   lg::testing::default_matcher());
   CHECK(fine.signature != "launch-program-not-found");
+}
+
+TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
+{
+  const Case cases[] = {
+    {"host_oom",
+     "DeepSpeed deepspeed/launcher/launch.py sigkill_handler: \"{cmd} exits with return code = {returncode}\"",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7'] exits with "
+     "return code = -9"},
+    {"host_oom", "CPython Lib/subprocess.py CalledProcessError: \"Command '%s' died with %r.\"",
+     "subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>."},
+    {"segfault", "DeepSpeed deepspeed/launcher/launch.py sigkill_handler, SIGSEGV",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with "
+     "return code = -11"},
+    {"nccl_error",
+     "NCCL net plugins report as NET/<plugin name> (src/transport/net_ib.cc's \"NET/IB : Got completion "
+     "from peer %s with status=%d\")",
+     "NET/IBP:Got completion from peer 10.0.0.7<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)"},
+  };
+  check_all(std::begin(cases), std::end(cases));
 }
 
 TEST_CASE("families: each new category has a fix and says whether a retry can help")
