@@ -151,6 +151,26 @@ TEST_CASE("fine-grained offloading removes the offloaded modules' inputs")
   CHECK(base - offloaded == doctest::Approx(2 * 2 * 8192 * tokens));
 }
 
+TEST_CASE("fine-grained offloading of core_attn takes the unfused scores along")
+{
+  // Megatron-LM core/pipeline_parallel/fine_grained_activation_offload.py:
+  // the offloaded module runs inside PipelineOffloadManager, whose
+  // saved_tensors_hooks (__enter__, on_save_for_backward -> tensor_push)
+  // offload every tensor autograd saves there of at least 1M elements, not
+  // only the module's input; for unfused attention that is the a*s*s softmax
+  // (2 B per element, no attention dropout).
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.parallelism.tp = 8;
+  spec.training.attention_backend = lg::config::AttentionBackend::unfused;
+  const double base = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.offload_modules = {"core_attn"};
+  const double offloaded = lg::estimate::layer_activation_bytes(spec, 0);
+  const double scores = 2.0 * 64 * 4096 * 4096 / 8;
+  const double qkv = 2.0 * (64 + 2 * 8) * 128 / 8 * 4096;  // q, k, v after rope
+  CHECK(base - offloaded == doctest::Approx(scores + qkv));
+}
+
 TEST_CASE("optimizers: Muon one momentum for linear weights, Lion one, instances divide less")
 {
   // core/optimizer/__init__.py: Adam exp_avg + exp_avg_sq, Lion exp_avg;
