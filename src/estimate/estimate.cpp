@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace lg::estimate {
 namespace {
@@ -78,18 +79,31 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   for (const auto& c : stage.components) {
     allocated += c.second;
   }
-  stage.allocated_peak_bytes = saturate(allocated);
-  // First iteration: the forward/backward peak has no optimizer moments yet;
-  // the step itself holds everything persistent plus the moments.
+  // The optimizer step holds everything persistent plus its fp32 gradient
+  // copy, after the activations are gone; when that is the larger, the peak
+  // is the step and the components say what is alive then.
+  const auto persistent_component = [](const std::string& name) {
+    return name == "weights" || name == "gradients" || name == "optimizer_state" ||
+           name == "fp8_weight_cache" || name == "fsdp_gather_buffers" ||
+           name == "gemm_workspaces";
+  };
   double persistent = 0;
   for (const auto& [name, bytes] : stage.components) {
-    if (name == "weights" || name == "gradients" || name == "optimizer_state" ||
-        name == "fp8_weight_cache" || name == "fsdp_gather_buffers" || name == "gemm_workspaces") {
-      persistent += bytes;
-    }
+    persistent += persistent_component(name) ? bytes : 0.0;
   }
+  const double step = persistent + saturate(state.step_grad_copy);
+  const double forward_backward = allocated;
+  if (step > allocated) {
+    std::erase_if(stage.components,
+                  [&](const auto& c) { return !persistent_component(c.first); });
+    add(stage, "optimizer_step_grads", state.step_grad_copy);
+    allocated = step;
+  }
+  stage.allocated_peak_bytes = saturate(allocated);
+  // First iteration: the forward/backward peak has no optimizer moments yet
+  // (they are allocated in the step itself).
   stage.first_iteration_allocated_bytes =
-      saturate(std::max(allocated - saturate(state.optimizer_moments), persistent));
+      saturate(std::max(forward_backward - saturate(state.optimizer_moments), step));
   const DeviceOverheads o = device_overheads(spec, stage.allocated_peak_bytes, expandable);
   add(stage, "cuda_context", o.cuda_context);
   add(stage, "nccl_workspace", o.nccl_workspace);
