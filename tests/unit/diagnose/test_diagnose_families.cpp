@@ -259,7 +259,7 @@ TEST_CASE("families: the launched program, script or module is not there")
      "slurmstepd: error: execve(): bad interpreter(/bin/bash\r): No such file or directory"},
     {"config_error", "bash execute_cmd.c: \"%s: command not found\", with \"line N: \" in a script",
      "/var/spool/slurmd/job01234/slurm_script: line 27: torchrun: command not found"},
-    {"config_error", "bash, interactive form", "bash: megatron-launch: command not found"},
+    {"config_error", "bash, interactive form", "bash: deepspeed: command not found"},
     {"config_error", "bash shell.c / execute_cmd.c file_error: \"%s: %s\" (strerror)",
      "/bin/bash: ./scripts/pretrain_llama.sh: No such file or directory"},
     {"config_error", "dash (Debian /bin/sh) \"%s: %d: %s: not found\"", "/bin/sh: 1: torchrun: not found"},
@@ -288,11 +288,18 @@ TEST_CASE("families: the launched program, script or module is not there")
                                      lg::testing::default_matcher());
   CHECK(missing.fix.find("workdir") != std::string::npos);
   CHECK(missing.fix.find("retry cannot help") != std::string::npos);
-  // A shell message that is not about a missing command is not this family.
+  // A shell message that is not about a missing command is not this family,
+  // nor a site profile's missing `module` command in a job that trains on.
   const Diagnosis fine = diagnose({{"job.out", "echo 'torchrun: command not found' is what the docs warn about; "
                                                "training goes on\n"}},
                                   lg::testing::default_matcher());
   CHECK(fine.signature != "launch-program-not-found");
+  const Diagnosis profile = diagnose(
+    {{"job.out", "/var/spool/slurmd/job77/slurm_script: line 4: module: command not found\n"
+                 " [2026-01-01 10:00:00] iteration       10/    1000 | consumed samples:          320 | "
+                 "elapsed time per iteration (ms): 812.4 | lm loss: 9.8E+00 |\n"}},
+    lg::testing::default_matcher());
+  CHECK(profile.category == "none");
 }
 
 TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
@@ -313,6 +320,30 @@ TEST_CASE("families: a launcher's negative return code is the signal; NCCL net p
      "NET/IBP:Got completion from peer 10.0.0.7<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)"},
   };
   check_all(std::begin(cases), std::end(cases));
+}
+
+TEST_CASE("families: a checkpoint that does not fit the model, a container image or driver that does not fit, a refused step")
+{
+  const Case cases[] = {
+    {"config_error", "PyTorch torch/nn/modules/module.py load_state_dict: \"Error(s) in loading state_dict for {}:\"",
+     "RuntimeError: Error(s) in loading state_dict for GPTModel:\n\tsize mismatch for embedding.weight: copying a "
+     "param with shape torch.Size([50304, 4096]) from checkpoint, the shape in current model is "
+     "torch.Size([32000, 4096])."},
+    {"config_error", "NVIDIA/pyxis pyxis_slurmstepd.c: slurm_error(\"pyxis: failed to import docker image\")",
+     "slurmstepd: error: pyxis: failed to import docker image\nsrun: error: node7: task 0: Exited with exit code 1"},
+    {"import_error", "CUDA runtime cudaErrorInsufficientDriver (35), cudaGetErrorString",
+     "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"},
+    {"import_error", "PyTorch c10/cuda/CUDAFunctions.cpp: \"The NVIDIA driver on your system is too old (found version %d)\"",
+     "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver."},
+    {"config_error", "Slurm src/srun/launch.c: \"Unable to create step for job %u: %m\"",
+     "srun: error: Unable to create step for job 123456: Memory required by task is not available"},
+  };
+  check_all(std::begin(cases), std::end(cases));
+  // A step refused because the job is already ending is a consequence, not this.
+  const Diagnosis ending = diagnose(
+    {{"job.out", "srun: error: Unable to create step for job 7: Job/step already completing or completed\n"}},
+    lg::testing::default_matcher());
+  CHECK(ending.signature != "slurm-request-refused");
 }
 
 TEST_CASE("families: each new category has a fix and says whether a retry can help")
