@@ -7,10 +7,13 @@
 #include "cli/job_input.hpp"
 #include "cli/launch_support.hpp"
 #include "cli/output.hpp"
+#include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
 #include "launch/journal.hpp"
 #include "slurm/job_status.hpp"
 #include "util/error.hpp"
+#include "watch/hang_monitor.hpp"
+#include "watch/log_tail.hpp"
 #include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
@@ -20,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace lg::cli {
 
@@ -40,6 +44,18 @@ bool is_job_id(const std::string& text)
          || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
 }
 
+// --hang-cancel, refused beside --no-hang-cancel.
+bool hang_cancel_flag(const ParsedArgs& parsed)
+{
+  const bool cancel = parsed.vars.count("hang-cancel") != 0;
+  if (cancel && parsed.vars.count("no-hang-cancel") != 0) {
+    UsageError error("watch: --hang-cancel and --no-hang-cancel contradict each other");
+    error.hint = "give one of them";
+    throw error;
+  }
+  return cancel;
+}
+
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
 {
   launch::Journal journal = launch::Journal::open(state_dir(parsed), run_id);
@@ -55,6 +71,9 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
     }
   }
   apply_watch_options(parsed, options);  // the command line's flags win
+  if (hang_cancel_flag(parsed)) {
+    options.hang_cancel = true;
+  }
   const launch::RunOutcome outcome = launch::drive_run(journal, options, live.context);
   int damaged = 0;
   launch::RunState state = launch::fold(journal.run_id(), journal.records(&damaged));
@@ -67,13 +86,81 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   return exit_code_of(outcome);
 }
 
+// Hangs of a plain job (one JOB_ID with --log files): the monitor a run's
+// watch uses, fed by a tail of the --log files between Slurm checks (reading
+// them asks Slurm nothing). Reported; cancelled only with --hang-cancel,
+// since launchguard did not submit the job (docs/failure-categories.md).
+struct PlainJobHangs
+{
+  PlainJobHangs(const watch::Clock& clock, const watch::HangPolicy& policy, std::vector<std::string> log_files)
+    : monitor(clock, policy),
+      files(std::move(log_files))
+  {}
+
+  watch::LogTail tail;
+  watch::HangMonitor monitor;
+  std::vector<std::string> files;  // '-' (standard input) is not followed
+};
+
+// The hang options of plain `watch JOB_ID`: a run's defaults and flags,
+// except that cancelling needs --hang-cancel.
+watch::HangPolicy plain_job_hang_policy(const ParsedArgs& parsed, launch::RunOptions& options)
+{
+  apply_watch_options(parsed, options);
+  return watch::HangPolicy{options.hang, options.hang_grace, hang_cancel_flag(parsed)};
+}
+
+void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const watch::ObservedState& job,
+                      launch::RunContext& context)
+{
+  for (const auto& file : hangs.files) {
+    if (file != "-") {
+      for (const auto& line : hangs.tail.poll(file)) {
+        hangs.monitor.observe(line);
+      }
+    }
+  }
+  const watch::HangLook look = hangs.monitor.look(job);
+  if (look.resumed) {
+    context.progress(fmt::format("job {}: iterations advance again; not a hang", id));
+  }
+  const double grace = std::chrono::duration<double>(hangs.monitor.policy().grace).count();
+  if (look.reported) {
+    context.progress(
+      fmt::format("job {}: {}", id,
+                  watch::describe_hang(
+                    *look.stall, hangs.monitor.policy().cancel
+                                   ? fmt::format("cancelling in {:.0f} s unless it advances (--hang-cancel)", grace)
+                                   : std::string("not cancelling a job launchguard did not submit "
+                                                 "(--hang-cancel to cancel it)"))));
+  }
+  if (look.cancel_now) {
+    context.progress(fmt::format("job {}: cancelling: {} and no progress through the {:.0f} s grace", id,
+                                 diagnose::to_string(diagnose::Category::hang_no_progress), grace));
+    context.client->cancel(id);
+  }
+}
+
 // Slurm jobs launchguard did not submit, any number at once (one batched
 // query per cycle for all of them): their states until all have ended, then a
-// diagnosis of --log files if given.
+// diagnosis of --log files if given. With one JOB_ID the --log files are its
+// own, followed for hangs while it runs.
 int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
-  const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
+  const auto files = parsed.vars.count("log") != 0 ? parsed.vars["log"].as<std::vector<std::string>>()
+                                                   : std::vector<std::string>{};
+  launch::RunOptions run_options;
+  const watch::HangPolicy hang_policy = plain_job_hang_policy(parsed, run_options);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
+  std::optional<PlainJobHangs> hangs;
+  if (ids.size() == 1 && !files.empty()) {
+    hangs.emplace(watch::Clock::real(), hang_policy, files);
+  } else if (!files.empty()) {
+    live.context.progress("hangs are followed for one JOB_ID at a time (the --log files of several jobs cannot be "
+                          "told apart); the logs are diagnosed when all have ended");
+  }
+  const watch::SessionOptions session_options{run_options.schedule, run_options.vanish_after,
+                                              hangs ? run_options.follow_every : std::chrono::milliseconds(0)};
   watch::Session session(live.context.query, watch::Clock::real(), session_options);
   std::map<std::string, watch::ObservedState> last;
   for (const auto& id : ids) {
@@ -100,6 +187,9 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
         }
         last[update.id] = seen;
       }
+      if (hangs) {
+        follow_plain_job(*hangs, ids.front(), last[ids.front()], live.context);
+      }
       return true;
     },
     live.context.interrupted);
@@ -117,11 +207,13 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
-  if (parsed.vars.count("log") != 0) {
-    const auto files = parsed.vars["log"].as<std::vector<std::string>>();
+  if (!files.empty()) {
     const std::string state = ids.size() == 1 ? watch::to_string(last[ids.front()]) : std::string();
-    const auto diagnosis =
+    auto diagnosis =
       diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
+    if (hangs && hangs->monitor.hang()) {
+      watch::apply_hang(diagnosis, *hangs->monitor.hang(), live.matcher->catalogue());
+    }
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {
@@ -140,7 +232,10 @@ int run_watch(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("watch options");
   options.add_options()("log", po::value<std::vector<std::string>>()->composing(),
-                        "log file of a plain Slurm job to diagnose when it ends");
+                        "log file of a plain Slurm job: followed for hangs while it runs (one JOB_ID), "
+                        "diagnosed when it ends")(
+    "hang-cancel", "cancel a plain JOB_ID (one launchguard did not submit) after a hang's grace; runs are "
+                   "cancelled without it");
   add_launch_options(options);
   const ParsedArgs parsed = parse_args("watch", options, args, -1);
   if (parsed.positional.empty()) {

@@ -244,6 +244,77 @@ TEST_CASE("families: a GPU lost or not probed, and the scheduler's node failure 
   check_all(std::begin(cases), std::end(cases));
 }
 
+TEST_CASE("families: the launched program, script or module is not there")
+{
+  // Each with a torchrun/srun consequence after it, as a real launch prints.
+  const char* exit_line = "\nsrun: error: node1: task 0: Exited with exit code 2\n";
+  const Case cases[] = {
+    {"config_error", "CPython Modules/main.c pymain_run_file_obj: \"%ls: can't open file %R: [Errno %d] %s\"",
+     "/usr/bin/python3: can't open file '/workspace/megatron/pretrain_gpt.py': [Errno 2] No such file or directory"},
+    {"config_error", "CPython 2.7 Modules/main.c: \"%s: can't open file '%.200s': [Errno %d] %s\"",
+     "python: can't open file 'train.py': [Errno 13] Permission denied"},
+    {"config_error", "Slurm src/slurmd/slurmstepd/task.c _exec_task: \"execve(): %s: %m\"",
+     "slurmstepd: error: execve(): torchrun: No such file or directory"},
+    {"config_error", "Slurm task.c _exec_task: \"execve(): bad interpreter(%s): %m\" (a #! line ending in CR)",
+     "slurmstepd: error: execve(): bad interpreter(/bin/bash\r): No such file or directory"},
+    {"config_error", "bash execute_cmd.c: \"%s: command not found\", with \"line N: \" in a script",
+     "/var/spool/slurmd/job01234/slurm_script: line 27: torchrun: command not found"},
+    {"config_error", "bash, interactive form", "bash: megatron-launch: command not found"},
+    {"config_error", "bash shell.c / execute_cmd.c file_error: \"%s: %s\" (strerror)",
+     "/bin/bash: ./scripts/pretrain_llama.sh: No such file or directory"},
+    {"config_error", "dash (Debian /bin/sh) \"%s: %d: %s: not found\"", "/bin/sh: 1: torchrun: not found"},
+    {"config_error", "CPython Objects/exceptions.c: OSError for ENOENT is FileNotFoundError, \"[Errno %d] %s: %R\"",
+     "FileNotFoundError: [Errno 2] No such file or directory: '/data/tokenizer/gpt2-vocab.json'"},
+    {"import_error", "CPython Lib/runpy.py _run_module_as_main: \"%s: %s\" % (sys.executable, msg)",
+     "/usr/bin/python3: No module named megatron.training"},
+    {"import_error", "CPython import.c: \"No module named %R\" as ModuleNotFoundError",
+     "ModuleNotFoundError: No module named 'transformer_engine'"},
+    {"import_error", "CPython import.c: \"cannot import name %R from %R\"",
+     "ImportError: cannot import name 'get_te_version' from 'megatron.core.utils' (/opt/megatron/core/utils.py)"},
+  };
+  for (const Case& c : cases) {
+    const std::string source = c.source;
+    const std::string text = std::string(c.text) + exit_line;
+    CAPTURE(source);
+    CAPTURE(text);
+    const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher(), {"FAILED", std::nullopt});
+    CHECK(d.category == c.category);
+    CHECK_FALSE(d.retryable);
+    REQUIRE_FALSE(d.evidence.empty());
+    CHECK(d.evidence.front().text == c.text);
+  }
+  // The fix is about the launch path, not a module or the job's settings.
+  const Diagnosis missing = diagnose({{"job.out", "slurmstepd: error: execve(): torchrun: No such file or directory"}},
+                                     lg::testing::default_matcher());
+  CHECK(missing.fix.find("workdir") != std::string::npos);
+  CHECK(missing.fix.find("retry cannot help") != std::string::npos);
+  // A shell message that is not about a missing command is not this family.
+  const Diagnosis fine = diagnose({{"job.out", "echo 'torchrun: command not found' is what the docs warn about; "
+                                               "training goes on\n"}},
+                                  lg::testing::default_matcher());
+  CHECK(fine.signature != "launch-program-not-found");
+}
+
+TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
+{
+  const Case cases[] = {
+    {"host_oom",
+     "DeepSpeed deepspeed/launcher/launch.py sigkill_handler: \"{cmd} exits with return code = {returncode}\"",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7'] exits with "
+     "return code = -9"},
+    {"host_oom", "CPython Lib/subprocess.py CalledProcessError: \"Command '%s' died with %r.\"",
+     "subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>."},
+    {"segfault", "DeepSpeed deepspeed/launcher/launch.py sigkill_handler, SIGSEGV",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with "
+     "return code = -11"},
+    {"nccl_error",
+     "NCCL net plugins report as NET/<plugin name> (src/transport/net_ib.cc's \"NET/IB : Got completion "
+     "from peer %s with status=%d\")",
+     "NET/IBP:Got completion from peer 10.0.0.7<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)"},
+  };
+  check_all(std::begin(cases), std::end(cases));
+}
+
 TEST_CASE("families: each new category has a fix and says whether a retry can help")
 {
   const Catalogue catalogue = default_catalogue();

@@ -311,6 +311,52 @@ TEST_CASE("runner: an Xid on a node excludes that node from the retry, recorded 
   CHECK(first.slurm.extra_args == f.spec.slurm.extra_args);
 }
 
+namespace {
+
+// A 4-node job that ended NODE_FAIL, as sacct records it (Slurm 22.05:
+// the job line's NodeList is the allocation; each step has its own).
+std::vector<lg::slurm::JobStatus> four_node_job_lost_a_node(JobState batch_step)
+{
+  lg::slurm::JobStatus running;
+  running.state = JobState::running;
+  running.nodes = "n[1-4]";
+  lg::slurm::JobStatus failed = running;
+  failed.state = JobState::node_fail;
+  failed.steps = {{"batch", "batch", batch_step, std::string(lg::slurm::to_string(batch_step)), {}, "n1"},
+                  {"0", "python3", JobState::node_fail, "NODE_FAIL", {}, "n[1-4]"}};
+  return {running, failed};
+}
+
+// Drive a run whose first job goes through `first_job` (a lost node), its
+// retry completing: the run's state and the first diagnosis's evidence.
+struct NodeFailRun
+{
+  lg::launch::RunState state;
+  std::vector<std::string> evidence;
+};
+
+NodeFailRun drive_node_fail_run(Fixture& f, std::vector<lg::slurm::JobStatus> first_job)
+{
+  f.client.script_next_submission(std::move(first_job));
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", megatron_iterations(1, 2));
+  f.write_log("1001", megatron_iterations(1, 100));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::drive_run(journal, f.options, f.context);
+  NodeFailRun run{lg::launch::fold(journal.run_id(), journal.records()), {}};
+  for (const auto& record : journal.records()) {
+    if (record.type == "diagnosis" && run.evidence.empty()) {
+      for (const auto& e : record.data.at("evidence")) {
+        run.evidence.push_back(e.at("text").get<std::string>());
+      }
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
 TEST_CASE("runner: NODE_FAIL of a one-node job with no host in the logs excludes Slurm's node")
 {
   Fixture f;
@@ -319,18 +365,37 @@ TEST_CASE("runner: NODE_FAIL of a one-node job with no host in the logs excludes
   running.nodes = "n2";  // sacct/squeue NodeList
   lg::slurm::JobStatus failed = running;
   failed.state = JobState::node_fail;
-  f.client.script_next_submission(std::vector<lg::slurm::JobStatus>{running, failed});
-  f.client.script_next_submission({JobState::running, JobState::completed});
-  f.write_log("1000", megatron_iterations(1, 2));
-  f.write_log("1001", megatron_iterations(1, 100));
-  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
-  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
-  lg::launch::drive_run(journal, f.options, f.context);
-  const auto state = lg::launch::fold(journal.run_id(), journal.records());
-  REQUIRE(state.attempts.size() == 2);
-  CHECK(state.attempts[0].category == "slurm_preemption_or_node_failure");
-  CHECK(state.attempts[0].host == "n2");
-  CHECK(state.attempts[1].exclude == std::vector<std::string>{"n2"});
+  const auto run = drive_node_fail_run(f, {running, failed});
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].category == "slurm_preemption_or_node_failure");
+  CHECK(run.state.attempts[0].host == "n2");
+  CHECK(run.state.attempts[1].exclude == std::vector<std::string>{"n2"});
+}
+
+TEST_CASE("runner: a multi-node NODE_FAIL without a host names the node only when Slurm's record leaves one")
+{
+  // The batch step (on its batch host n1) and the srun step both ended
+  // NODE_FAIL: the node both ran on, n1, is the one that failed.
+  Fixture f;
+  const auto run = drive_node_fail_run(f, four_node_job_lost_a_node(JobState::node_fail));
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].host == "n1");
+  CHECK(run.state.attempts[1].exclude == std::vector<std::string>{"n1"});
+}
+
+TEST_CASE("runner: a multi-node NODE_FAIL with several candidates names them and excludes none")
+{
+  // Only the 4-node srun step ended NODE_FAIL: any of n1..n4 may have failed.
+  Fixture f;
+  f.options.retry_infra = true;  // resubmitted unchanged, as any infrastructure failure
+  const auto run = drive_node_fail_run(f, four_node_job_lost_a_node(JobState::cancelled));
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].category == "slurm_preemption_or_node_failure");
+  CHECK(run.state.attempts[0].host.empty());
+  CHECK(run.state.attempts[1].exclude.empty());
+  CHECK(std::any_of(run.evidence.begin(), run.evidence.end(), [](const std::string& text) {
+    return text.find("one of 4 candidates (n1, n2, n3, n4") != std::string::npos;
+  }));
 }
 
 TEST_CASE("runner: detach returns after submission; a later drive finishes the run")
