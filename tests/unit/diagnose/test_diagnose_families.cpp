@@ -315,6 +315,30 @@ TEST_CASE("families: a launcher's negative return code is the signal; NCCL net p
   check_all(std::begin(cases), std::end(cases));
 }
 
+TEST_CASE("families: a checkpoint that does not fit the model, a container image or driver that does not fit, a refused step")
+{
+  const Case cases[] = {
+    {"config_error", "PyTorch torch/nn/modules/module.py load_state_dict: \"Error(s) in loading state_dict for {}:\"",
+     "RuntimeError: Error(s) in loading state_dict for GPTModel:\n\tsize mismatch for embedding.weight: copying a "
+     "param with shape torch.Size([50304, 4096]) from checkpoint, the shape in current model is "
+     "torch.Size([32000, 4096])."},
+    {"config_error", "NVIDIA/pyxis pyxis_slurmstepd.c: slurm_error(\"pyxis: failed to import docker image\")",
+     "slurmstepd: error: pyxis: failed to import docker image\nsrun: error: node7: task 0: Exited with exit code 1"},
+    {"import_error", "CUDA runtime cudaErrorInsufficientDriver (35), cudaGetErrorString",
+     "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"},
+    {"import_error", "PyTorch c10/cuda/CUDAFunctions.cpp: \"The NVIDIA driver on your system is too old (found version %d)\"",
+     "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver."},
+    {"config_error", "Slurm src/srun/launch.c: \"Unable to create step for job %u: %m\"",
+     "srun: error: Unable to create step for job 123456: Memory required by task is not available"},
+  };
+  check_all(std::begin(cases), std::end(cases));
+  // A step refused because the job is already ending is a consequence, not this.
+  const Diagnosis ending = diagnose(
+    {{"job.out", "srun: error: Unable to create step for job 7: Job/step already completing or completed\n"}},
+    lg::testing::default_matcher());
+  CHECK(ending.signature != "slurm-request-refused");
+}
+
 TEST_CASE("families: each new category has a fix and says whether a retry can help")
 {
   const Catalogue catalogue = default_catalogue();
