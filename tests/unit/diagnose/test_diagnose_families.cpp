@@ -259,7 +259,7 @@ TEST_CASE("families: the launched program, script or module is not there")
      "slurmstepd: error: execve(): bad interpreter(/bin/bash\r): No such file or directory"},
     {"config_error", "bash execute_cmd.c: \"%s: command not found\", with \"line N: \" in a script",
      "/var/spool/slurmd/job01234/slurm_script: line 27: torchrun: command not found"},
-    {"config_error", "bash, interactive form", "bash: megatron-launch: command not found"},
+    {"config_error", "bash, interactive form", "bash: deepspeed: command not found"},
     {"config_error", "bash shell.c / execute_cmd.c file_error: \"%s: %s\" (strerror)",
      "/bin/bash: ./scripts/pretrain_llama.sh: No such file or directory"},
     {"config_error", "dash (Debian /bin/sh) \"%s: %d: %s: not found\"", "/bin/sh: 1: torchrun: not found"},
@@ -288,11 +288,18 @@ TEST_CASE("families: the launched program, script or module is not there")
                                      lg::testing::default_matcher());
   CHECK(missing.fix.find("workdir") != std::string::npos);
   CHECK(missing.fix.find("retry cannot help") != std::string::npos);
-  // A shell message that is not about a missing command is not this family.
+  // A shell message that is not about a missing command is not this family,
+  // nor a site profile's missing `module` command in a job that trains on.
   const Diagnosis fine = diagnose({{"job.out", "echo 'torchrun: command not found' is what the docs warn about; "
                                                "training goes on\n"}},
                                   lg::testing::default_matcher());
   CHECK(fine.signature != "launch-program-not-found");
+  const Diagnosis profile = diagnose(
+    {{"job.out", "/var/spool/slurmd/job77/slurm_script: line 4: module: command not found\n"
+                 " [2026-01-01 10:00:00] iteration       10/    1000 | consumed samples:          320 | "
+                 "elapsed time per iteration (ms): 812.4 | lm loss: 9.8E+00 |\n"}},
+    lg::testing::default_matcher());
+  CHECK(profile.category == "none");
 }
 
 TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
