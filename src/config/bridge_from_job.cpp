@@ -63,6 +63,7 @@ std::vector<BridgeSetting> bridge_settings_from_job(const JobSpec& spec)
     put("model.moe_token_dispatcher_type", m.moe->token_dispatcher);
     put("model.moe_router_enable_expert_bias", b(m.moe->router_bias));
     put("model.moe_shared_expert_gate", b(m.moe->shared_expert_gate));
+    put("model.moe_grouped_gemm", b(m.moe->grouped_gemm));
   }
   if (m.mla) {
     put("model.multi_latent_attention", "true");

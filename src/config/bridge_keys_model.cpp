@@ -79,6 +79,8 @@ void add_model_keys(KeyTable& t)
       choice({"alltoall", "allgather", "flex"}, [](JobSpec& s, std::size_t i) { ensure_moe(s).token_dispatcher = std::vector<std::string>{"alltoall", "allgather", "flex"}[i]; }));
   add("model.moe_router_enable_expert_bias", "model.moe.router_bias",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).router_bias = *b; return {}; });
+  add("model.moe_grouped_gemm", "model.moe.grouped_gemm",
+      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).grouped_gemm = *b; return {}; });
   add("model.moe_shared_expert_gate", "model.moe.shared_expert_gate",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).shared_expert_gate = *b; return {}; });
   // Multi-latent attention (MLATransformerConfig).
