@@ -335,6 +335,10 @@ TEST_CASE("families: a checkpoint that does not fit the model, a container image
      "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"},
     {"import_error", "PyTorch c10/cuda/CUDAFunctions.cpp: \"The NVIDIA driver on your system is too old (found version %d)\"",
      "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver."},
+    {"import_error", "TransformerEngine transformer_engine/common/util/logging.h NVTE_CHECK_CUDNN_FE: \"%s:%d in "
+                     "function %s: cuDNN Error: %s\" with cudnn_frontend's message",
+     "RuntimeError: /opt/te/transformer_engine/common/fused_attn/fused_attn_f16_arbitrary_seqlen.cu:1068 in function "
+     "fused_attn_arbitrary_seqlen_bwd_impl: cuDNN Error: [cudnn_frontend] Error: No execution plans support the graph."},
     {"config_error", "Slurm src/srun/launch.c: \"Unable to create step for job %u: %m\"",
      "srun: error: Unable to create step for job 123456: Memory required by task is not available"},
   };
