@@ -9,6 +9,7 @@
 #include "estimate/error_band.hpp"
 #include "config/not_modelled.hpp"
 #include "estimate/estimate.hpp"
+#include "estimate/overheads.hpp"
 #include "estimate/pipeline.hpp"
 #include "support/builders.hpp"
 #include "util/error.hpp"
@@ -242,6 +243,53 @@ TEST_CASE("optimizer step: the fp32 copy of bf16 main gradients can be the peak"
   spec.training.optimizer.grad_dtype = "bf16";
   spec.training.optimizer.precision_aware = true;
   CHECK(lg::testing::stage_component(run(spec).stages.front(), "optimizer_step_grads") == 0);
+}
+
+TEST_CASE("GEMM workspaces: grouped GEMMs and TP overlap add Transformer Engine's own")
+{
+  // TransformerEngine transformer_engine/pytorch/cpp_extensions/gemm.py
+  // get_cublas_workspace (lru_cache, torch.empty): grouped GEMMs take one
+  // get_cublas_workspace_size_bytes() (32 MiB + 1 KiB on Hopper) per compute
+  // stream (4, common/util/multi_stream.cpp get_num_compute_streams), the
+  // userbuffers GEMMs _NUM_MAX_UB_STREAMS = 3 of them; 4 MiB each on Ampere.
+  const double ws = 32.0 * 1024 * 1024 + 1024;
+  auto spec = lg::testing::minimal_job_spec();
+  const double base = lg::estimate::gemm_workspace_bytes(spec);
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.moe->num_experts = 8;
+  spec.model.moe->moe_ffn_hidden_size = 1024;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(4 * ws));
+  spec.model.moe->grouped_gemm = false;  // SequentialMLP: one GEMM at a time
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) == doctest::Approx(base));
+  spec.parallelism.tp = 2;
+  spec.parallelism.sequence_parallel = true;
+  spec.training.tp_comm_overlap = true;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(3 * ws));
+  spec.cluster.gpu_info.generation = lg::config::GpuGeneration::ampere;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(3 * 4.0 * 1024 * 1024));
+}
+
+TEST_CASE("allgather dispatcher: the gathered hidden states stay in the global buffer")
+{
+  // Megatron-LM core/transformer/moe/token_dispatcher.py token_dispatch:
+  // gather_from_sequence_parallel_region(hidden_states, group=tp_ep_group,
+  // use_global_buffer=True), kept by core/utils.py GlobalMemoryBuffer:
+  // [s*b/tp * tp*ep, h] in bf16 (the functional tests' ep8 runs: 33.5 MB).
+  auto spec = lg::testing::minimal_job_spec();
+  spec.model.hidden_size = 512;
+  spec.model.seq_length = 1024;
+  spec.training.micro_batch_size = 4;
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.moe->num_experts = 8;
+  spec.model.moe->moe_ffn_hidden_size = 1024;
+  spec.model.moe->token_dispatcher = "allgather";
+  spec.parallelism.ep = 8;
+  CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
+  const auto est = run(spec);
+  CHECK(lg::testing::stage_component(est.stages.front(), "dispatcher_buffers") ==
+        doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
+  spec.model.moe->token_dispatcher = "alltoall";  // no persistent gather buffer
+  CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == 0);
 }
 
 TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")
