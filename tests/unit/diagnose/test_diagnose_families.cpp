@@ -302,9 +302,11 @@ TEST_CASE("families: the launched program, script or module is not there")
   CHECK(profile.category == "none");
 }
 
-TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
+TEST_CASE("families: a cuBLAS handle that cannot be created, a launcher's negative return code, NCCL net plugins")
 {
   const Case cases[] = {
+    {"cublas_cudnn_alloc_failed", "PyTorch aten/src/ATen/cuda/CublasHandlePool.cpp TORCH_CUDABLAS_CHECK(cublasCreate)",
+     "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"},
     {"host_oom",
      "DeepSpeed deepspeed/launcher/launch.py sigkill_handler: \"{cmd} exits with return code = {returncode}\"",
      "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7'] exits with "
