@@ -167,6 +167,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.missing_variable", Severity::error, "a variable Megatron requires is not set before the launch line"},
     {"audit.per_task_variable", Severity::error, "a per-task Slurm variable is expanded once, on the batch host"},
     {"audit.torchrun_tasks_per_node", Severity::error, "torchrun under srun with more than one task per node"},
+    {"audit.single_host_launch", Severity::error, "a multi-node job runs torchrun without srun: only the batch host starts it"},
     {"audit.container_env", Severity::advice, "composed variables missing from --container-env"},
     {"audit.signal", Severity::warning, "--signal missing, or not the signal the trainer handles"},
     {"audit.xtrace_secret", Severity::warning, "set -x is on where a secret is assigned or used"},

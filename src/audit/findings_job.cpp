@@ -163,6 +163,23 @@ void drop_generation_dependent(const config::JobSpec& spec, const estimate::Esti
   });
 }
 
+// On a GPU the script does not name, advice that only fires because memory
+// is tight there (advice.avoid_tp_increase, …) is a guess: the advice a job
+// would not get on a GPU with four times the memory is dropped.
+void drop_capacity_dependent_advice(const config::JobSpec& spec, const estimate::Options& options,
+                                    std::vector<Diagnostic>& diagnostics)
+{
+  config::JobSpec roomy = spec;
+  roomy.cluster.gpu_info.capacity_bytes *= 4;
+  std::vector<std::string> kept;
+  for (const auto& d : rules::check(roomy, estimate::estimate(roomy, options))) {
+    kept.push_back(d.rule);
+  }
+  std::erase_if(diagnostics, [&](const Diagnostic& d) {
+    return d.rule.starts_with("advice.") && std::find(kept.begin(), kept.end(), d.rule) == kept.end();
+  });
+}
+
 // Rules that are Megatron-LM performance or layout advice, not correctness.
 bool megatron_lm_only(const std::string& rule)
 {
@@ -220,10 +237,10 @@ void job_findings(FindingContext& context)
   const bool estimable = job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
                          && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty();
   estimate::Estimate estimate;
+  estimate::Options estimate_options;
   if (estimable) {
-    estimate::Options options;
-    options.expandable_segments = allocator_expandable(job);
-    estimate = estimate::estimate(job.spec, options);
+    estimate_options.expandable_segments = allocator_expandable(job);
+    estimate = estimate::estimate(job.spec, estimate_options);
   } else {
     const std::string why = !unmodelled.empty()
                               ? fmt::format("the estimator does not model {}", unmodelled)
@@ -237,6 +254,9 @@ void job_findings(FindingContext& context)
   std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);
   if (context.options.gpu_assumed) {
     drop_generation_dependent(job.spec, estimate, diagnostics);
+    if (estimable) {
+      drop_capacity_dependent_advice(job.spec, estimate_options, diagnostics);
+    }
   }
   const bool world_fired = std::any_of(diagnostics.begin(), diagnostics.end(),
                                        [](const Diagnostic& d) { return d.rule == "parallelism.world_size"; });
@@ -253,6 +273,14 @@ void job_findings(FindingContext& context)
     }
     if (!estimable && (diagnostic.rule.starts_with("memory.") || diagnostic.rule.starts_with("advice."))) {
       continue;
+    }
+    // An OOM judged against a GPU the script does not name is a warning
+    // that says so: the same job may fit the GPU it really runs on.
+    if (context.options.gpu_assumed && diagnostic.rule.starts_with("memory.") &&
+        diagnostic.severity == Severity::error) {
+      diagnostic.severity = Severity::warning;
+      diagnostic.message += fmt::format(" (the GPU is assumed: the script names none; with --gpu the verdict is "
+                                        "judged on the GPU it runs on)");
     }
     AuditFinding finding;
     diagnostic.fix = script_terms(diagnostic.fix);

@@ -46,6 +46,80 @@ void torchrun_tasks(FindingContext& c)
         at);
 }
 
+// torchrun (python -m torch.distributed.run, ft_launcher) and accelerate
+// launch start workers on their own host only (torch/distributed/run.py:
+// "launch on each node"); a batch script runs on the first node of the
+// allocation. Without srun/mpirun (or ssh/pdsh) in front, a multi-node job's
+// other nodes never start: they idle, and a rendezvous waiting for --nnodes
+// N never completes (torchrun fails when its rendezvous times out). Only
+// top-level launches are judged: one inside a loop or function may be sent
+// to each node by what surrounds it.
+void single_host_launch(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || l->stages.empty() || c.job.nodes <= 1) {
+    return;
+  }
+  // The per-host launcher, and nothing before it that reaches other nodes.
+  const LaunchStage* launcher = nullptr;
+  for (const auto& stage : l->stages) {
+    if (stage.tool == "srun" || stage.tool == "mpirun") {
+      return;
+    }
+    if (stage.tool == "torchrun" || stage.tool == "accelerate") {
+      launcher = &stage;
+      break;
+    }
+  }
+  if (launcher == nullptr) {
+    return;
+  }
+  const std::string& outer = launcher->tool;
+  const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];
+  if (command.depth > 0) {
+    return;
+  }
+  // Words before the launcher that may send it to every node (or that are
+  // unknown and might): not judged.
+  for (const auto& w : command.words) {
+    const std::string& t = w.text();
+    if (t == outer || t.ends_with("/" + outer) || t.starts_with("python")) {
+      break;
+    }
+    if (t == "ssh" || t == "pdsh" || t == "clush" || t == "mpirun" || t == "srun" || !w.known) {
+      return;
+    }
+  }
+  // torchrun's --nnodes (MIN:MAX for elastic jobs): 1 means the job runs on one node, the rest idle.
+  const LaunchOption* nnodes = launcher->find("nnodes");
+  if (nnodes == nullptr) {
+    nnodes = launcher->find("num_machines");  // accelerate launch
+  }
+  std::optional<long long> minimum;
+  if (nnodes != nullptr && nnodes->value && nnodes->value->known) {
+    const std::string& v = nnodes->value->text();
+    const int n = integer(v.substr(0, v.find(':')));
+    if (n > 0) {
+      minimum = n;
+    }
+  }
+  const bool one = minimum == 1;
+  c.add(one ? Severity::warning : Severity::error, "audit.single_host_launch",
+        fmt::format("#SBATCH --nodes={} but {} runs without srun: the batch script runs on the first node only, so "
+                    "{}",
+                    c.job.nodes, outer == "torchrun" ? "torchrun" : "accelerate launch",
+                    one ? (c.job.nodes == 2 ? std::string("the other node stays idle")
+                                            : fmt::format("the other {} nodes stay idle", c.job.nodes - 1))
+                        : fmt::format("{} and the rendezvous waiting for {} nodes never completes (the job hangs "
+                                      "until it times out)",
+                                      c.job.nodes == 2 ? std::string("the other node never starts")
+                                                       : fmt::format("the other {} nodes never start", c.job.nodes - 1),
+                                      minimum ? std::to_string(*minimum) : std::string("--nnodes"))),
+        "start it once per node: srun --ntasks-per-node=1 torchrun … (node rank from a c10d rendezvous, or "
+        "$SLURM_NODEID expanded inside each task)",
+        launcher->offset);
+}
+
 // Severity for a per-task variable: error when the job has several tasks,
 // nothing when it provably has one.
 std::optional<Severity> per_task_severity(const ScriptJob& job, const std::string& name)
@@ -253,6 +327,7 @@ void signal_findings(FindingContext& c);  // findings_secrets.cpp
 void launch_findings(FindingContext& c)
 {
   torchrun_tasks(c);
+  single_host_launch(c);
   per_task_variables(c);
   container_env(c);
   duplicated_counts(c);

@@ -248,6 +248,25 @@ void placeholders(FindingContext& c)
       }
     }
   }
+  // A branch that does not run by default still has to be filled in before
+  // someone switches it on: its words as written.
+  for (const auto& [begin, end] : m.dead_commands) {
+    std::size_t at = static_cast<std::size_t>(std::max(begin, 0));
+    const std::size_t stop = std::min(static_cast<std::size_t>(std::max(end, 0)), m.text.size());
+    while (at < stop) {
+      const std::size_t from = m.text.find_first_not_of(" \t\n\\", at);
+      if (from >= stop) {
+        break;
+      }
+      std::size_t to = m.text.find_first_of(" \t\n", from);
+      to = std::min(to == std::string::npos ? stop : to, stop);
+      Word w;
+      w.value.text = m.text.substr(from, to - from);
+      w.offset = static_cast<int>(from);
+      check_word(w);
+      at = to;
+    }
+  }
   for (const auto& token : order) {
     auto list = uses[token];
     std::sort(list.begin(), list.end(), [](const PlaceholderUse& x, const PlaceholderUse& y) { return x.line < y.line; });

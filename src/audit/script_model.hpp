@@ -160,6 +160,10 @@ struct ScriptModel
   std::vector<int> sources;                  // offsets of `source`/`.` commands
   std::vector<std::pair<int, int>> heredocs; // [begin, end) offsets of heredoc bodies
   std::vector<int> angle_redirects;          // offsets of unquoted `<WORD>` (lexer.hpp)
+  // [begin, end) of the commands in branches the script's own values never
+  // take (shell_condition.hpp): not run, but their text still holds what a
+  // person must fill in (placeholders).
+  std::vector<std::pair<int, int>> dead_commands;
   bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;

@@ -91,7 +91,8 @@ void Evaluator::command(const RawCommand& raw)
 {
   track_blocks(raw);
   if (dead()) {
-    return;  // a branch the script's own values never take
+    m_model.dead_commands.emplace_back(raw.begin, raw.end);  // a branch the script's own values never take
+    return;
   }
   std::size_t idx = 0;
   while (idx < raw.words.size()) {

@@ -182,3 +182,32 @@ srun -N1 python run.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-si
   CHECK_FALSE(any_severity(r, lg::Severity::error));
   CHECK(with_rule(r, "audit.gpus_mismatch").empty());
 }
+
+TEST_CASE("an OOM against an assumed GPU is a warning that says so; against the named GPU, an error")
+{
+  // 70B at seq 8192, MBS 2, TP 4 PP 8, no recompute: above 80 GB, as on a public
+  // 4-GPU-per-node script that ran on a 96 GB GPU it does not name.
+  const std::string script = R"(#SBATCH --nodes=32
+#SBATCH --ntasks-per-node=4
+#SBATCH --gpus-per-node=4
+srun python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 \
+  --num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention \
+  --num-query-groups 8 --seq-length 8192 --max-position-embeddings 8192 --micro-batch-size 2 \
+  --global-batch-size 1024 --bf16 --sequence-parallel --use-distributed-optimizer --swiglu
+)";
+  AuditOptions assumed = h100_options();
+  assumed.gpu_assumed = true;
+  const AuditResult guessed = run(script, assumed);
+  CAPTURE(describe(guessed));
+  const auto oom = with_rule(guessed, "memory.oom");
+  REQUIRE(oom.size() == 1);
+  CHECK(oom[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(oom[0]->diagnostic.message.find("the GPU is assumed") != std::string::npos);
+  // Advice that fires only because memory is tight on the assumed GPU is dropped.
+  CHECK(with_rule(guessed, "advice.avoid_tp_increase").empty());
+  const AuditResult named = run(script);
+  const auto oom_named = with_rule(named, "memory.oom");
+  REQUIRE(oom_named.size() == 1);
+  CHECK(oom_named[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(with_rule(named, "advice.avoid_tp_increase").size() == 1);
+}
