@@ -72,6 +72,50 @@ constexpr Offload k_llama3_70b_offload[] = {
   {"gb300", "fp8_cs", 20},
 };
 
+// DeepSeek-V3's selective recompute per GPU and precision: Megatron-Bridge
+// v0.5.0 (fcbb6031103d0ca845c1a54d4fee55ecfcca17b6)
+// scripts/performance/configs/deepseek/deepseek_workload_base_configs.py, the V1
+// configs (recompute_modules at :53 GB300 fp8cs/nvfp4 via :67,:77, :65 GB300 bf16,
+// :75 GB300 mxfp8, :89 GB200 fp8cs/nvfp4 via :97,:106, :95 GB200 bf16, :104 GB200
+// mxfp8, :136 B300, :152 B200, :170 H100); granularity "selective" from
+// perf_recipes/deepseek/common.py:35 at the table's commit. An empty list is no
+// recompute. The GB300 MXFP8 rows at micro batch 2 ran the earlier config
+// (v0.4.0 0fbfe7d3e970fbd75c1281d71cee586ce1f3df5e, same file :45,:53,:68:
+// FP8_MX = the GB300 V1 config, mbs 2, ["mla_up_proj"]); v0.5.0's :70,:75 is mbs 1.
+struct Recompute
+{
+  const char* system;
+  const char* precision;  // "" = every precision
+  const char* modules;    // TOML array body
+  int mbs = 0;            // 0 = every micro batch size
+};
+
+constexpr Recompute k_deepseek_v3_recompute[] = {
+  {"gb300", "bf16", "\"moe_act\""},
+  {"gb300", "mxfp8", "", 1},
+  {"gb300", "", "\"mla_up_proj\""},
+  {"gb200", "bf16", "\"mla_up_proj\""},
+  {"gb200", "mxfp8", "\"mla_up_proj\""},
+  {"gb200", "", "\"mlp\""},
+  {"b300", "", "\"mla_up_proj\""},
+  {"b200", "", "\"mla_up_proj\""},
+  {"h100-80gb", "", "\"mla_up_proj\", \"mlp\""},
+};
+
+std::string deepseek_v3_recompute(const Row& row)
+{
+  for (const auto& r : k_deepseek_v3_recompute) {
+    if (row.system == r.system && (*r.precision == '\0' || row.precision == r.precision)
+        && (r.mbs == 0 || r.mbs == row.mbs)) {
+      if (*r.modules == '\0') {
+        return {};
+      }
+      return fmt::format("recompute = {{ granularity = \"selective\", modules = [{}] }}\n", r.modules);
+    }
+  }
+  return {};
+}
+
 } // namespace
 
 RecipeLines recipe_lines(const Row& row)
@@ -82,6 +126,9 @@ RecipeLines recipe_lines(const Row& row)
     if (!layout.empty()) {
       out.parallelism += fmt::format("pipeline_layout = \"{}\"\n", layout);
     }
+  }
+  if (row.model == "deepseek-v3") {
+    out.training += deepseek_v3_recompute(row);
   }
   // Llama 3.1 405B (126 layers) and Qwen3-235B-A22B (94 layers) count the
   // embedding and the loss as one layer each in the pipeline split: the
