@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 
 namespace lg::bench {
@@ -68,11 +69,23 @@ Run timed(const std::string& command, const fs::path& dir)
   Run run;
   run.seconds = seconds_since(start);
   run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // GNU time writes "Command exited with non-zero status N" above the
+  // figures when the tool exits non-zero (diagnose exits 1 on a failure):
+  // the figures are the last line.
   std::ifstream in(times);
+  std::string last;
+  for (std::string text; std::getline(in, text);) {
+    if (!text.empty()) {
+      last = text;
+    }
+  }
+  std::istringstream figures(last);
   double elapsed = 0;
   long kib = 0;
-  if (in >> elapsed >> kib) {
+  if (figures >> elapsed >> kib) {
     run.peak_mib = static_cast<double>(kib) / 1024.0;
+  } else {
+    run.peak_mib = -1;  // printed as unknown, never as a small number
   }
   std::ifstream out(output);
   std::getline(out, run.output);
@@ -122,7 +135,8 @@ void measure(const Case& c, const SpeedOptions& options, const fs::path& dir, co
   }
   std::optional<Run> grep;
   if (!c.grep_args.empty()) {
-    grep = best(fmt::format("LC_ALL=C grep -E -c -f {} {}", patterns, c.grep_args), dir, 1);
+    // `env`: the script execs the tool, and exec takes no assignments.
+    grep = best(fmt::format("env LC_ALL=C grep -E -c -f {} {}", patterns, c.grep_args), dir, 1);
     row("grep -E -c -f patterns (LC_ALL=C)", *grep, c.bytes);
   }
   fmt::print("  => diagnose is {}{}; peak RSS {:.1f} MiB\n",
