@@ -54,12 +54,8 @@ void job_json_value(const json& value, const std::string& path, const JobJsonCon
 {
   const std::string& display_name = context.display_name;
   switch (value.type()) {
-  case json::value_t::object:
-    insert(job_json_table(value, path, context));
-    return;
-  case json::value_t::array:
-    insert(job_json_array(value, path, context));
-    return;
+  case json::value_t::object: insert(job_json_table(value, path, context)); return;
+  case json::value_t::array: insert(job_json_array(value, path, context)); return;
   case json::value_t::string:
     insert(value.get<std::string>());
     return;
@@ -106,9 +102,8 @@ toml::table job_json_table(const json& object, const std::string& path, const Jo
       where.end = where.begin;
     }
     const toml::key located(key, std::move(where));
-    job_json_value(item.value(), inner, context, [&](auto&& node) {
-      table.insert_or_assign(located, std::forward<decltype(node)>(node));
-    });
+    job_json_value(item.value(), inner, context,
+                   [&](auto&& node) { table.insert_or_assign(located, std::forward<decltype(node)>(node)); });
   }
   return table;
 }
@@ -138,7 +133,7 @@ JsonKeyColumns job_json_key_columns(std::string_view text)
   };
   JsonKeyColumns columns;
   std::vector<Open> open;
-  std::string key;         // the last key read, until its value starts
+  std::string key;          // the last key read, until its value starts
   bool expect_key = false;  // inside an object, after '{' or ','
   auto element_path = [&]() {
     const Open& top = open.back();

@@ -247,8 +247,7 @@ JobSpec load_job_text(std::string_view text, const std::string& display_name, co
   return load_job_table(parse_job_toml(text, display_name), display_name, options);
 }
 
-JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options,
-                       int line)
+JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options, int line)
 {
   JobSpec spec;
   spec.source_file = display_name;

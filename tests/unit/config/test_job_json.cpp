@@ -97,7 +97,8 @@ TEST_CASE("job_json: [env] keeps the JSON object's order, as a job file keeps it
     job_json_presets());
   CHECK(spec.env == from_toml.env);
   // Escaped names and nested objects before [env] do not shift the columns.
-  const std::string tricky = R"({"job": {"name": "a\"{,b"}, "env": {"B\u0041R": "x", "A": "y"}, "model": {"preset": "llama3-8b"}})";
+  const std::string tricky =
+    R"({"job": {"name": "a\"{,b"}, "env": {"B\u0041R": "x", "A": "y"}, "model": {"preset": "llama3-8b"}})";
   const auto escaped = lg::config::load_job_json(tricky, "<stdin>", 2, job_json_presets());
   REQUIRE(escaped.env.size() == 2);
   CHECK(escaped.env[0].first == "BAR");
