@@ -54,7 +54,8 @@ double persistent_bytes(const lg::estimate::StageEstimate& stage)
   double sum = 0;
   for (const auto& [name, bytes] : stage.components) {
     if (name == "weights" || name == "gradients" || name == "optimizer_state" ||
-        name == "fp8_weight_cache" || name == "gemm_workspaces") {
+        name == "fp8_weight_cache" || name == "gemm_workspaces" ||
+        name == "dispatcher_buffers") {
       sum += bytes;
     }
   }

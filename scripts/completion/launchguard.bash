@@ -69,7 +69,7 @@ _launchguard()
     env) options="--explain --format --set $job"; files=toml ;;
     render) options="--output -o --force $job"; files=toml ;;
     submit) options="--dry-run --retry --retry-infra --detach --force $job $launch"; files=toml ;;
-    watch) options="--log $launch" ;;
+    watch) options="--log --hang-cancel $launch" ;;
     runs) options="$launch" ;;
     diagnose) options="--job --state --catalogue $job"; files=any ;;
     audit) options="--fix --fix=diff --format --gpu --template --preset-dir"; files=any ;;

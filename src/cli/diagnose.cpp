@@ -212,9 +212,10 @@ void print_text(const GlobalOptions& global, const diagnose::Diagnosis& d)
     const auto& first = d.flight_recorder_dumps.front();
     fmt::print("{} {}{} — read them with: python -m torch.distributed.flight_recorder.fr_trace {} --prefix {}\n",
                colorize(global.color, "bold", "NCCL flight-recorder dumps:"), printable(first),
-               d.flight_recorder_dumps.size() > 1 ? fmt::format(" and {} more", d.flight_recorder_dumps.size() - 1) : "",
+               d.flight_recorder_dumps.size() > 1 ? fmt::format(" and {} more", d.flight_recorder_dumps.size() - 1)
+                                                  : "",
                printable(std::filesystem::path(first).parent_path().string()),
-               printable(std::string(env::k_flight_recorder_file_prefix)));
+               printable(watch::flight_recorder_file_prefix(first)));
   }
   if (!d.consequences.empty()) {
     fmt::print("{} {}\n", colorize(global.color, "dim", "also seen (consequences):"),
@@ -252,7 +253,13 @@ int run_diagnose(const GlobalOptions& global, const std::vector<std::string>& ar
     std::vector<std::filesystem::path> logs;
     std::copy_if(parsed.positional.begin(), parsed.positional.end(), std::back_inserter(logs),
                  [](const std::string& file) { return file != "-"; });
-    for (const auto& dump : watch::flight_recorder_dumps(logs, facts.dump_prefix)) {
+    auto dumps = watch::flight_recorder_dumps(logs, facts.dump_prefix);
+    if (dumps.empty() && parsed.vars.count("job") == 0) {
+      // Without the job file: PyTorch's own file names, else those of the
+      // prefix launchguard composes (per job) beside the logs.
+      dumps = watch::flight_recorder_dumps(logs, env::k_flight_recorder_job_file_prefix);
+    }
+    for (const auto& dump : dumps) {
       diagnosis.flight_recorder_dumps.push_back(dump.string());
     }
   }

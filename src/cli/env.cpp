@@ -8,6 +8,7 @@
 #include "cli/output.hpp"
 #include "env/compose.hpp"
 #include "preflight/judge.hpp"
+#include "render/render.hpp"
 #include "util/error.hpp"
 #include "util/strings.hpp"
 
@@ -61,8 +62,9 @@ void print_sh(const env::Environment& environment, bool explain)
         out += comment("source:", v.citation);
       }
     }
-    out += v.action == env::Action::set ? "export " + v.name + "=" + shell_quote(v.value)
-                                        : "unset " + v.name;
+    out += v.action == env::Action::set
+             ? "export " + v.name + "=" + (v.per_job ? render::script_quote_per_job(v.value) : shell_quote(v.value))
+             : "unset " + v.name;
     out += explain ? "\n\n" : "\n";
   }
   std::cout << out;
@@ -75,13 +77,17 @@ nlohmann::json to_json(const env::Environment& environment)
 {
   nlohmann::json variables = nlohmann::json::array();
   for (const auto& v : environment.variables) {
-    variables.push_back({{"name", v.name},
-                         {"value", v.value},
-                         {"action", v.action == env::Action::set ? "set" : "unset"},
-                         {"layer", env::to_string(v.layer)},
-                         {"rule", v.rule},
-                         {"reason", v.reason},
-                         {"citation", v.citation}});
+    nlohmann::json& variable =
+      variables.emplace_back(nlohmann::json{{"name", v.name},
+                                            {"value", v.value},
+                                            {"action", v.action == env::Action::set ? "set" : "unset"},
+                                            {"layer", env::to_string(v.layer)},
+                                            {"rule", v.rule},
+                                            {"reason", v.reason},
+                                            {"citation", v.citation}});
+    if (v.per_job) {
+      variable["per_job"] = true;
+    }
   }
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& finding : environment.findings) {

@@ -175,9 +175,9 @@ nlohmann::json run_summary_json(const launch::RunState& state)
                         {"fix", a.fix},
                         {"reason", a.reason},
                         {"job_id", a.job_id.value_or("")},
-                        {"state", a.last_state},
+                        {"state", watch::to_string(a.last_state)},
                         {"category", a.category},
-                        {"outcome", a.outcome},
+                        {"outcome", launch::to_string(a.outcome)},
                         {"host", a.host},
                         {"exclude", a.exclude},
                         {"max_allocated_bytes", static_cast<std::int64_t>(a.max_allocated_bytes)}});
@@ -185,7 +185,7 @@ nlohmann::json run_summary_json(const launch::RunState& state)
   return {{"run_id", state.run_id},
           {"name", state.name},
           {"finished", state.finished},
-          {"outcome", state.outcome},
+          {"outcome", launch::to_string(state.outcome)},
           {"reason", state.outcome_reason},
           {"max_attempts", state.max_attempts},
           {"attempts", attempts}};
@@ -196,12 +196,12 @@ void print_run_summary(const GlobalOptions& global, const launch::RunState& stat
   // Every value comes from the journal (job name, Slurm's words, log
   // evidence in the reasons): through the terminal sanitiser.
   fmt::print("run {} ({}): {}{}\n", printable(state.run_id), printable(state.name),
-             state.finished ? colorize(global.color, state.outcome == launch::to_string(launch::RunResult::succeeded) ? "green" : "red", printable(state.outcome))
+             state.finished ? colorize(global.color, state.outcome == launch::RunResult::succeeded ? "green" : "red", printable(launch::to_string(state.outcome)))
                             : "in progress",
              state.outcome_reason.empty() ? "" : " — " + printable(state.outcome_reason));
   for (const auto& a : state.attempts) {
     fmt::print("  attempt {}: job {} {}{}{}{}{}\n", a.number, printable(a.job_id.value_or("-")),
-               a.last_state.empty() ? "(not submitted)" : printable(a.last_state),
+               a.last_state.kind == watch::ObservedState::Kind::none ? "(not submitted)" : printable(watch::to_string(a.last_state)),
                !diagnose::is_failure(a.category) ? "" : ", diagnosis " + printable(a.category),
                a.host.empty() || !diagnose::is_failure(a.category) ? "" : " on " + printable(a.host),
                a.fix.empty() ? "" : ", fix " + printable(a.fix),
@@ -223,7 +223,7 @@ int exit_code_of(const launch::RunOutcome& outcome)
   if (outcome.interrupted) {
     return k_exit_interrupted;
   }
-  if (outcome.detached || outcome.outcome == launch::to_string(launch::RunResult::succeeded)) {
+  if (outcome.detached || outcome.outcome == launch::RunResult::succeeded) {
     return k_exit_ok;
   }
   return k_exit_job_errors;

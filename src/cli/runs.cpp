@@ -38,8 +38,8 @@ int run_runs(const GlobalOptions& global, const std::vector<std::string>& args)
       const auto* last = state.attempts.empty() ? nullptr : &state.attempts.back();
       // Journal values, shown through the terminal sanitiser.
       fmt::print("{:<48} {:>2} attempt(s)  {:<10} {}\n", printable(id), state.attempts.size(),
-                 printable(state.finished ? state.outcome : "running"),
-                 last != nullptr ? printable(fmt::format("job {} {}", last->job_id.value_or("-"), last->last_state)) : "");
+                 printable(state.finished ? launch::to_string(state.outcome) : "running"),
+                 last != nullptr ? printable(fmt::format("job {} {}", last->job_id.value_or("-"), watch::to_string(last->last_state))) : "");
     }
   }
   if (global.json) {

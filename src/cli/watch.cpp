@@ -7,10 +7,14 @@
 #include "cli/job_input.hpp"
 #include "cli/launch_support.hpp"
 #include "cli/output.hpp"
+#include "diagnose/category.hpp"
 #include "diagnose/diagnose.hpp"
 #include "launch/journal.hpp"
 #include "slurm/job_status.hpp"
 #include "util/error.hpp"
+#include "watch/hang_monitor.hpp"
+#include "watch/log_tail.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
 #include "util/terminal.hpp"
@@ -19,6 +23,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace lg::cli {
 
@@ -39,25 +44,16 @@ bool is_job_id(const std::string& text)
          || (end + 1 < text.size() && std::all_of(text.begin() + static_cast<long>(end) + 1, text.end(), digit));
 }
 
-// What `watch JOB_ID…` last saw of one job: Slurm's state, or that the job
-// vanished (unknown to Slurm for --vanish-after), or nothing yet.
-struct WatchedJobState
+// --hang-cancel, refused beside --no-hang-cancel.
+bool hang_cancel_flag(const ParsedArgs& parsed)
 {
-  bool seen = false;
-  bool vanished = false;
-  slurm::JobState state = slurm::JobState::unknown;
-
-  friend bool operator==(const WatchedJobState&, const WatchedJobState&) = default;
-};
-
-// As printed and in --json: Slurm's spelling, "VANISHED", or "" before the
-// first answer.
-std::string watched_job_state_text(const WatchedJobState& job)
-{
-  if (job.vanished) {
-    return "VANISHED";
+  const bool cancel = parsed.vars.count("hang-cancel") != 0;
+  if (cancel && parsed.vars.count("no-hang-cancel") != 0) {
+    UsageError error("watch: --hang-cancel and --no-hang-cancel contradict each other");
+    error.hint = "give one of them";
+    throw error;
   }
-  return job.seen ? std::string(slurm::to_string(job.state)) : std::string();
+  return cancel;
 }
 
 int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::string& run_id)
@@ -75,6 +71,9 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
     }
   }
   apply_watch_options(parsed, options);  // the command line's flags win
+  if (hang_cancel_flag(parsed)) {
+    options.hang_cancel = true;
+  }
   const launch::RunOutcome outcome = launch::drive_run(journal, options, live.context);
   int damaged = 0;
   launch::RunState state = launch::fold(journal.run_id(), journal.records(&damaged));
@@ -87,18 +86,86 @@ int watch_run(const GlobalOptions& global, const ParsedArgs& parsed, const std::
   return exit_code_of(outcome);
 }
 
+// Hangs of a plain job (one JOB_ID with --log files): the monitor a run's
+// watch uses, fed by a tail of the --log files between Slurm checks (reading
+// them asks Slurm nothing). Reported; cancelled only with --hang-cancel,
+// since launchguard did not submit the job (docs/failure-categories.md).
+struct PlainJobHangs
+{
+  PlainJobHangs(const watch::Clock& clock, const watch::HangPolicy& policy, std::vector<std::string> log_files)
+    : monitor(clock, policy),
+      files(std::move(log_files))
+  {}
+
+  watch::LogTail tail;
+  watch::HangMonitor monitor;
+  std::vector<std::string> files;  // '-' (standard input) is not followed
+};
+
+// The hang options of plain `watch JOB_ID`: a run's defaults and flags,
+// except that cancelling needs --hang-cancel.
+watch::HangPolicy plain_job_hang_policy(const ParsedArgs& parsed, launch::RunOptions& options)
+{
+  apply_watch_options(parsed, options);
+  return watch::HangPolicy{options.hang, options.hang_grace, hang_cancel_flag(parsed)};
+}
+
+void follow_plain_job(PlainJobHangs& hangs, const slurm::JobId& id, const watch::ObservedState& job,
+                      launch::RunContext& context)
+{
+  for (const auto& file : hangs.files) {
+    if (file != "-") {
+      for (const auto& line : hangs.tail.poll(file)) {
+        hangs.monitor.observe(line);
+      }
+    }
+  }
+  const watch::HangLook look = hangs.monitor.look(job);
+  if (look.resumed) {
+    context.progress(fmt::format("job {}: iterations advance again; not a hang", id));
+  }
+  const double grace = std::chrono::duration<double>(hangs.monitor.policy().grace).count();
+  if (look.reported) {
+    context.progress(
+      fmt::format("job {}: {}", id,
+                  watch::describe_hang(
+                    *look.stall, hangs.monitor.policy().cancel
+                                   ? fmt::format("cancelling in {:.0f} s unless it advances (--hang-cancel)", grace)
+                                   : std::string("not cancelling a job launchguard did not submit "
+                                                 "(--hang-cancel to cancel it)"))));
+  }
+  if (look.cancel_now) {
+    context.progress(fmt::format("job {}: cancelling: {} and no progress through the {:.0f} s grace", id,
+                                 diagnose::to_string(diagnose::Category::hang_no_progress), grace));
+    context.client->cancel(id);
+  }
+}
+
 // Slurm jobs launchguard did not submit, any number at once (one batched
 // query per cycle for all of them): their states until all have ended, then a
-// diagnosis of --log files if given.
+// diagnosis of --log files if given. With one JOB_ID the --log files are its
+// own, followed for hangs while it runs.
 int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std::vector<std::string>& ids)
 {
-  const watch::SessionOptions session_options{poll_schedule(parsed), vanish_after(parsed), {}};
+  const auto files = parsed.vars.count("log") != 0 ? parsed.vars["log"].as<std::vector<std::string>>()
+                                                   : std::vector<std::string>{};
+  launch::RunOptions run_options;
+  const watch::HangPolicy hang_policy = plain_job_hang_policy(parsed, run_options);
   LaunchEnvironment live = make_launch_environment(global, state_dir(parsed));
+  std::optional<PlainJobHangs> hangs;
+  if (ids.size() == 1 && !files.empty()) {
+    hangs.emplace(watch::Clock::real(), hang_policy, files);
+  } else if (!files.empty()) {
+    live.context.progress("hangs are followed for one JOB_ID at a time (the --log files of several jobs cannot be "
+                          "told apart); the logs are diagnosed when all have ended");
+  }
+  const watch::SessionOptions session_options{run_options.schedule, run_options.vanish_after,
+                                              hangs ? run_options.follow_every : std::chrono::milliseconds(0)};
   watch::Session session(live.context.query, watch::Clock::real(), session_options);
-  std::map<std::string, WatchedJobState> last;
+  std::map<std::string, watch::ObservedState> last;
   for (const auto& id : ids) {
     session.add(id);
-    last[id] = WatchedJobState{};
+    last[id] = watch::ObservedState{};
   }
   session.run(
     [&](const watch::Cycle& cycle) {
@@ -108,16 +175,20 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
                                 : std::string("Slurm answers again"));
       }
       for (const auto& update : cycle.updates) {
-        WatchedJobState seen{true, update.vanished,
-                             update.status.out_of_memory() ? slurm::JobState::out_of_memory : update.status.state};
+        const watch::ObservedState seen = update.vanished
+                                            ? watch::ObservedState{watch::ObservedState::Kind::vanished, slurm::JobState::unknown}
+                                            : watch::observed_state(update.status);
         if (update.vanished) {
           live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "
                                             "it vanished (wrong id, or ended long ago)",
                                             update.id, std::chrono::duration<double>(update.missing_for).count()));
         } else if (seen != last[update.id]) {
-          live.context.progress(fmt::format("job {} {}", update.id, watched_job_state_text(seen)));
+          live.context.progress(fmt::format("job {} {}", update.id, watch::to_string(seen)));
         }
         last[update.id] = seen;
+      }
+      if (hangs) {
+        follow_plain_job(*hangs, ids.front(), last[ids.front()], live.context);
       }
       return true;
     },
@@ -128,19 +199,21 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
   nlohmann::json jobs = nlohmann::json::array();
   bool all_completed = true;
   for (const auto& id : ids) {
-    const WatchedJobState& job = last[id];
-    jobs.push_back({{"job_id", id}, {"state", watched_job_state_text(job)}});
-    all_completed = all_completed && !job.vanished && job.state == slurm::JobState::completed;
+    const watch::ObservedState& job = last[id];
+    jobs.push_back({{"job_id", id}, {"state", watch::to_string(job)}});
+    all_completed = all_completed && job.is(slurm::JobState::completed);
     if (!global.json) {
-      fmt::print("job {}: {}\n", printable(id), printable(watched_job_state_text(job)));
+      fmt::print("job {}: {}\n", printable(id), printable(watch::to_string(job)));
     }
   }
   nlohmann::json document = ids.size() == 1 ? jobs.front() : nlohmann::json{{"jobs", jobs}};
-  if (parsed.vars.count("log") != 0) {
-    const auto files = parsed.vars["log"].as<std::vector<std::string>>();
-    const std::string state = ids.size() == 1 ? watched_job_state_text(last[ids.front()]) : std::string();
-    const auto diagnosis =
+  if (!files.empty()) {
+    const std::string state = ids.size() == 1 ? watch::to_string(last[ids.front()]) : std::string();
+    auto diagnosis =
       diagnose::diagnose_scan(scan_log_files(files, *live.matcher), *live.matcher, {state, std::nullopt});
+    if (hangs && hangs->monitor.hang()) {
+      watch::apply_hang(diagnosis, *hangs->monitor.hang(), live.matcher->catalogue());
+    }
     document["category"] = diagnosis.category;
     document["fix"] = diagnosis.fix;
     if (!global.json) {
@@ -159,7 +232,10 @@ int run_watch(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("watch options");
   options.add_options()("log", po::value<std::vector<std::string>>()->composing(),
-                        "log file of a plain Slurm job to diagnose when it ends");
+                        "log file of a plain Slurm job: followed for hangs while it runs (one JOB_ID), "
+                        "diagnosed when it ends")(
+    "hang-cancel", "cancel a plain JOB_ID (one launchguard did not submit) after a hang's grace; runs are "
+                   "cancelled without it");
   add_launch_options(options);
   const ParsedArgs parsed = parse_args("watch", options, args, -1);
   if (parsed.positional.empty()) {

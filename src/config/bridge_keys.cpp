@@ -315,6 +315,8 @@ std::map<std::string, Entry, std::less<>> build_table()
       choice({"alltoall", "allgather", "flex"}, [](JobSpec& s, std::size_t i) { ensure_moe(s).token_dispatcher = std::vector<std::string>{"alltoall", "allgather", "flex"}[i]; }));
   add("model.moe_router_enable_expert_bias", "model.moe.router_bias",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).router_bias = *b; return {}; });
+  add("model.moe_grouped_gemm", "model.moe.grouped_gemm",
+      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).grouped_gemm = *b; return {}; });
   add("model.moe_shared_expert_gate", "model.moe.shared_expert_gate",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).shared_expert_gate = *b; return {}; });
   // Multi-latent attention (MLATransformerConfig).
@@ -1037,6 +1039,7 @@ std::vector<BridgeSetting> bridge_settings_from_job(const JobSpec& spec)
     put("model.moe_token_dispatcher_type", m.moe->token_dispatcher);
     put("model.moe_router_enable_expert_bias", b(m.moe->router_bias));
     put("model.moe_shared_expert_gate", b(m.moe->shared_expert_gate));
+    put("model.moe_grouped_gemm", b(m.moe->grouped_gemm));
   }
   if (m.mla) {
     put("model.multi_latent_attention", "true");

@@ -42,6 +42,10 @@ struct MoeSpec
   std::string token_dispatcher = "alltoall";  // alltoall | allgather | flex
   bool router_bias = false;                   // expert bias (aux-loss-free)
   bool shared_expert_gate = false;
+  // Experts as Transformer Engine grouped GEMMs (--moe-grouped-gemm; Bridge's
+  // MoE providers set moe_grouped_gemm = True, Megatron-LM's flag is off by
+  // default).
+  bool grouped_gemm = true;
 };
 
 // Multi-latent attention (DeepSeek-V2/V3). q_lora_rank 0 means no q

@@ -134,7 +134,8 @@ std::string job_to_toml(const JobSpec& spec, const std::string& comment)
       o << "layer_freq = " << pattern_text(m.moe->layer_pattern) << "\n";
     }
     o << "token_dispatcher = " << quoted(m.moe->token_dispatcher) << "\nrouter_bias = " << b(m.moe->router_bias)
-      << "\nshared_expert_gate = " << b(m.moe->shared_expert_gate) << "\n";
+      << "\nshared_expert_gate = " << b(m.moe->shared_expert_gate)
+      << "\ngrouped_gemm = " << b(m.moe->grouped_gemm) << "\n";
   }
   if (m.mla) {
     o << "\n[model.mla]\nq_lora_rank = " << m.mla->q_lora_rank << "\nkv_lora_rank = " << m.mla->kv_lora_rank
@@ -267,6 +268,9 @@ std::vector<std::string> job_to_megatron_args(const JobSpec& spec, std::vector<s
     value("moe-token-dispatcher-type", m.moe->token_dispatcher);
     if (m.moe->router_bias) {
       flag("moe-router-enable-expert-bias");
+    }
+    if (m.moe->grouped_gemm) {
+      flag("moe-grouped-gemm");
     }
     if (!m.moe->layer_pattern.empty()) {
       std::vector<std::string> items;

@@ -44,6 +44,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& key_effects()
     {"model.moe.token_dispatcher", "memory (dispatch buffers) and speed; env: `CUDA_DEVICE_MAX_CONNECTIONS` for flex (`--moe-token-dispatcher-type`)"},
     {"model.moe.router_bias", "memory (the expert bias of aux-loss-free routing) (`--moe-router-enable-expert-bias`)"},
     {"model.moe.shared_expert_gate", "memory (the shared expert's gate weights)"},
+    {"model.moe.grouped_gemm", "memory (Transformer Engine's four grouped-GEMM cuBLAS workspaces) and speed (`--moe-grouped-gemm`)"},
     {"model.mla.q_lora_rank", "memory (MLA query down/up projections) (`--q-lora-rank`)"},
     {"model.mla.kv_lora_rank", "memory (MLA key/value compression) (`--kv-lora-rank`)"},
     {"model.mla.qk_head_dim", "memory (MLA query/key head size) (`--qk-head-dim`)"},

@@ -229,6 +229,7 @@ void read_moe_mla(Reader& r, JobSpec& spec)
     moe.shared_expert_intermediate_size = static_cast<int>(r.integer("moe-shared-expert-intermediate-size", "model.moe.shared_expert_intermediate_size", 0, 1 << 22).value_or(0));
     moe.token_dispatcher = r.word("moe-token-dispatcher-type", "model.moe.token_dispatcher").value_or("allgather");
     moe.router_bias = r.set("moe-router-enable-expert-bias");
+    moe.grouped_gemm = r.set("moe-grouped-gemm");
     if (auto freq = r.word("moe-layer-freq", "model.moe.layer_freq")) {
       moe.layer_pattern = parse_moe_layer_freq(*freq, m.num_layers);
       // Megatron asserts len(moe_layer_pattern) == config.num_layers

@@ -251,7 +251,8 @@ std::vector<Section> build_schema()
                 {"layer_freq", set_layer_freq},
                 {"token_dispatcher", [](TomlReader& r, const toml::node& n) { const std::vector<std::string> names = {"alltoall", "allgather", "flex"}; if (auto i = r.choice(n, names)) { ensure_moe(r.spec()).token_dispatcher = names[*i]; } }},
                 {"router_bias", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).router_bias = *v; } }},
-                {"shared_expert_gate", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).shared_expert_gate = *v; } }}}, {}});
+                {"shared_expert_gate", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).shared_expert_gate = *v; } }},
+                {"grouped_gemm", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).grouped_gemm = *v; } }}}, {}});
   s.push_back({"model.mla",
                {{"q_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 0, 1 << 20)) { ensure_mla(r.spec()).q_lora_rank = static_cast<int>(*v); } }},
                 {"kv_lora_rank", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 1, 1 << 20)) { ensure_mla(r.spec()).kv_lora_rank = static_cast<int>(*v); } }},

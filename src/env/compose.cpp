@@ -105,8 +105,14 @@ Variable user_variable(const UserValue& user, const std::optional<Decision>& pol
 
 Variable policy_variable(const char* name, const Decision& d)
 {
-  return Variable{name, d.unset ? "" : d.value, d.unset ? Action::unset : Action::set,
-                  Layer::policy, d.rule, d.reason, d.citation};
+  return Variable{name,
+                  d.unset ? "" : d.value,
+                  d.unset ? Action::unset : Action::set,
+                  Layer::policy,
+                  d.rule,
+                  d.reason,
+                  d.citation,
+                  d.per_job};
 }
 
 bool is_policy_name(std::string_view name)

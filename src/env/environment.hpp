@@ -29,6 +29,10 @@ struct Variable
   std::string rule;      // "env.cuda_device_max_connections_tp_cp"; "env.user" for user-only
   std::string reason;    // why this value, in words
   std::string citation;  // "[ML] megatron/training/arguments.py:1453-1479"; empty for user-only
+  // "%j" in `value` is the Slurm job id, filled in where the job runs (the
+  // job script writes $SLURM_JOB_ID there): a policy value per job. A
+  // user's value is always taken literally.
+  bool per_job = false;
 };
 
 struct Environment

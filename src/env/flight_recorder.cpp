@@ -23,7 +23,7 @@ std::string flight_recorder_prefix(const config::LaunchSpec& launch)
   if (!output.is_absolute() && launch.workdir != ".") {
     return "";
   }
-  return (dir.empty() ? std::string() : dir + "/") + k_flight_recorder_file_prefix;
+  return (dir.empty() ? std::string() : dir + "/") + k_flight_recorder_job_file_prefix;
 }
 
 std::string flight_recorder_dump_prefix(const Environment& environment)
@@ -55,13 +55,16 @@ std::optional<Decision> flight_recorder_file_row(const JobFeatures& f)
   if (f.flight_recorder_prefix.empty()) {
     return std::nullopt;  // PyTorch's /tmp/nccl_trace_rank_ on each node
   }
-  return Decision{f.flight_recorder_prefix, "env.torch_nccl_debug_info_temp_file",
-                  "flight-recorder dumps next to the job's logs (the rank is appended: " +
-                    f.flight_recorder_prefix +
-                    "0, …), where `launchguard diagnose` and `watch` find them; PyTorch's default, "
-                    "/tmp/nccl_trace_rank_, is on each node's own disk. Read them with `python -m "
-                    "torch.distributed.flight_recorder.fr_trace DIR --prefix nccl_trace_rank_`",
-                  k_flight_recorder_citation};
+  Decision decision{
+    f.flight_recorder_prefix, "env.torch_nccl_debug_info_temp_file",
+    "flight-recorder dumps next to the job's logs, one file per rank (the rank is appended: " + f.flight_recorder_prefix
+      + "0, …) and per job (%j: the Slurm job id, which the job script fills in, so a retry's dumps "
+        "do not overwrite the failed attempt's), where `launchguard diagnose` and `watch` find them; "
+        "PyTorch's default, /tmp/nccl_trace_rank_, is on each node's own disk. Read them with "
+        "`python -m torch.distributed.flight_recorder.fr_trace DIR --prefix nccl_trace_JOBID_rank_`",
+    k_flight_recorder_citation};
+  decision.per_job = true;
+  return decision;
 }
 
 } // namespace lg::env

@@ -26,10 +26,15 @@
 
 namespace lg::env {
 
-// The dump file name prefix (the rank follows it).
+// PyTorch's dump file name prefix (the rank follows it).
 inline constexpr const char* k_flight_recorder_file_prefix = "nccl_trace_rank_";
 
-// Where the job's dumps go: "<the directory of [launch] output>/nccl_trace_rank_"
+// The file name prefix launchguard composes: "%j" is the Slurm job id (the
+// job script fills it in), so a later attempt's dumps never overwrite an
+// earlier one's, and each attempt's diagnosis lists its own.
+inline constexpr const char* k_flight_recorder_job_file_prefix = "nccl_trace_%j_rank_";
+
+// Where the job's dumps go: "<the directory of [launch] output>/nccl_trace_%j_rank_"
 // when that directory is the same for every job and task (no %-placeholder)
 // and is where the trainer resolves it too (an absolute path, or the default
 // workdir "." where relative paths mean the submit directory for Slurm and

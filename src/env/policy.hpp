@@ -54,6 +54,7 @@ struct Decision
   std::string reason;    // in words, with the upstream message where one exists
   std::string citation;  // "[ML] path:Lx-Ly; [MB] …"
   bool unset = false;    // the policy wants the variable removed
+  bool per_job = false;  // "%j" in value is the Slurm job id (Variable::per_job)
 };
 
 using DecideFn = std::optional<Decision> (*)(const JobFeatures& features);

@@ -47,10 +47,13 @@ bool recomputes(const config::JobSpec& spec, const char* module)
   return config::recomputes_module(spec.training.recompute, module);
 }
 
-// Fine-grained activation offloading moves the saved input of each listed
-// module to host memory (Megatron transformer_config.py offload_modules:
-// "offload the input of" attn_norm, qkv_linear, core_attn, attn_proj,
-// mlp_norm, expert_fc1, moe_act).
+// Fine-grained activation offloading moves what each listed module saves for
+// backward to host memory (Megatron transformer_config.py offload_modules:
+// attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, moe_act).
+// The module runs inside PipelineOffloadManager, whose saved_tensors_hooks
+// offload every saved tensor of at least min_offloaded_tensor_size (1M)
+// elements (pipeline_parallel/fine_grained_activation_offload.py __enter__,
+// tensor_push, tensor_need_offloading_checker).
 bool offloads(const config::JobSpec& spec, const char* module)
 {
   const auto& t = spec.training;
@@ -111,7 +114,9 @@ double attention_bytes(const config::JobSpec& spec, const Dims& d)
   bytes += d.dropout ? d.h / d.sp_div : 0;  // dropout mask after the projection
   bytes *= d.tokens;
   if (!recomputes(spec, "core_attn")) {
-    bytes += score_bytes(spec, d);
+    // Offloading core_attn offloads every tensor autograd saves inside it,
+    // the unfused scores included (saved_tensors_hooks over the region).
+    bytes += kept(spec, "core_attn", score_bytes(spec, d));
   }
   if (recomputes(spec, "layernorm") && !offloads(spec, "qkv_linear")) {
     bytes -= d.tokens * d.lin * d.h / d.sp_div;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace lg::estimate {
 namespace {
@@ -64,7 +65,11 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   if (layout.has_output) {
     add(stage, "deferred_embedding_wgrad", deferred_wgrad_bytes(spec, microbatches_per_step(spec)));
   }
-  add(stage, "gemm_workspaces", k_gemm_workspace_bytes);
+  add(stage, "gemm_workspaces", gemm_workspace_bytes(spec));
+  if (std::any_of(layout.layers.begin(), layout.layers.end(),
+                  [&](int l) { return config::is_moe_layer(spec.model, l); })) {
+    add(stage, "dispatcher_buffers", dispatcher_buffer_bytes(spec));
+  }
   // The loss and a layer's backward do not overlap: count the larger. Each
   // MTP depth computes its own logits and loss on its stage.
   const double depths = (layout.has_output ? 1 : 0) + layout.mtp_layers;
@@ -78,18 +83,31 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   for (const auto& c : stage.components) {
     allocated += c.second;
   }
-  stage.allocated_peak_bytes = saturate(allocated);
-  // First iteration: the forward/backward peak has no optimizer moments yet;
-  // the step itself holds everything persistent plus the moments.
+  // The optimizer step holds everything persistent plus its fp32 gradient
+  // copy, after the activations are gone; when that is the larger, the peak
+  // is the step and the components say what is alive then.
+  const auto persistent_component = [](const std::string& name) {
+    return name == "weights" || name == "gradients" || name == "optimizer_state" ||
+           name == "fp8_weight_cache" || name == "fsdp_gather_buffers" ||
+           name == "gemm_workspaces" || name == "dispatcher_buffers";
+  };
   double persistent = 0;
   for (const auto& [name, bytes] : stage.components) {
-    if (name == "weights" || name == "gradients" || name == "optimizer_state" ||
-        name == "fp8_weight_cache" || name == "fsdp_gather_buffers" || name == "gemm_workspaces") {
-      persistent += bytes;
-    }
+    persistent += persistent_component(name) ? bytes : 0.0;
   }
+  const double step = persistent + saturate(state.step_grad_copy);
+  const double forward_backward = allocated;
+  if (step > allocated) {
+    std::erase_if(stage.components,
+                  [&](const auto& c) { return !persistent_component(c.first); });
+    add(stage, "optimizer_step_grads", state.step_grad_copy);
+    allocated = step;
+  }
+  stage.allocated_peak_bytes = saturate(allocated);
+  // First iteration: the forward/backward peak has no optimizer moments yet
+  // (they are allocated in the step itself).
   stage.first_iteration_allocated_bytes =
-      saturate(std::max(allocated - saturate(state.optimizer_moments), persistent));
+      saturate(std::max(forward_backward - saturate(state.optimizer_moments), step));
   const DeviceOverheads o = device_overheads(spec, stage.allocated_peak_bytes, expandable);
   add(stage, "cuda_context", o.cuda_context);
   add(stage, "nccl_workspace", o.nccl_workspace);
@@ -133,7 +151,8 @@ void add_assumptions(const config::JobSpec& spec, const Options& options, Estima
   a.push_back(options.expandable_segments
                   ? "expandable segments on: no fragmentation allowance"
                   : "expandable segments off: 10% of the allocated peak added as fragmentation");
-  a.push_back("allocated peak includes 96 MiB of cuBLAS/TE GEMM workspaces; device peak adds a "
+  a.push_back("allocated peak includes 96 MiB of cuBLAS/TE GEMM workspaces (more for grouped "
+              "GEMMs and TP overlap); device peak adds a "
               "600 MiB CUDA context, 128 MiB per NCCL communicator and 128 MiB of library "
               "scratch");
   a.push_back("balanced MoE routing (no token imbalance); activations in 16-bit, GEMM inputs "

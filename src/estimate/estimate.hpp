@@ -37,7 +37,8 @@ struct StageEstimate
   // allocated + CUDA context, NCCL/library workspaces, fragmentation.
   double device_peak_bytes = 0;
   // Ordered, named components ("weights", "gradients", "optimizer_state",
-  // "activations", "logits", …). The allocated ones sum to
+  // "activations", "logits", …; at a peak in the optimizer step, the
+  // persistent ones and "optimizer_step_grads"). The allocated ones sum to
   // allocated_peak_bytes; the rest ("cuda_context", "nccl_workspace",
   // "fragmentation") make up the difference to device_peak_bytes.
   std::vector<std::pair<std::string, double>> components;

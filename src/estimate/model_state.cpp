@@ -109,6 +109,29 @@ int instances(const config::JobSpec& spec)
   return std::max(1, spec.training.optimizer.distributed_instances);
 }
 
+// Megatron's optimizers step on fp32 gradients: _copy_model_grads_to_main_grads
+// sets main_param.grad = main_grad.float() (core/optimizer/optimizer.py,
+// Float16OptimizerWithFloat16Params, over every parameter) or
+// shard_main_param.grad = shard_model_grad.float() (distrib_optimizer.py, over
+// this rank's shard). .float() copies a bf16/fp16 buffer and is a no-op on an
+// fp32 one. The precision-aware optimizer hands TE FusedAdam the bf16 shard as
+// decoupled_grad, and Megatron-FSDP returns before the copy. The copies live
+// until zero_grad at the start of the next train_step.
+double step_grad_copy_bytes(const config::JobSpec& spec, double dense_params,
+                            double expert_params, const Sharding& dense, const Sharding& expert)
+{
+  const auto& t = spec.training;
+  // use_precision_aware_optimizer_no_fp8_or_ds_fp8: fp8 primary weights other
+  // than delayed scaling take the .float() path even when precision-aware.
+  const bool in_place = t.optimizer.precision_aware &&
+                        (!t.fp8_param_gather || t.precision == config::Precision::fp8_delayed ||
+                         !config::is_fp8(t.precision));
+  if (t.optimizer.grad_dtype == "fp32" || in_place || t.fsdp != Fsdp::none) {
+    return 0;
+  }
+  return 4.0 * (dense_params / dense.optimizer + expert_params / expert.optimizer);
+}
+
 } // namespace
 
 int dense_shard_group(const config::JobSpec& spec)
@@ -170,6 +193,8 @@ ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParame
   out.optimizer_moments =
       keep * ((trainable_linear * lin.moments + trainable_other * rest.moments) / dense.optimizer +
               trainable_experts * lin.moments / expert.optimizer);
+  out.step_grad_copy = keep * step_grad_copy_bytes(spec, trainable_linear + trainable_other,
+                                                   trainable_experts, dense, expert);
   if (dense.weights > 1 || expert.weights > 1) {
     // FSDP all-gathers one layer ahead while computing the current one.
     out.fsdp_gather_buffers = 2.0 * linear_bytes * params.largest_layer;

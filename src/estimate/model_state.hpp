@@ -30,6 +30,11 @@ struct ModelStateBytes
   double optimizer_moments = 0;
   double fp8_weight_cache = 0;
   double fsdp_gather_buffers = 0;
+  // Transient of the optimizer step: the fp32 copy of the (bf16/fp16) main
+  // gradients that the optimizer steps on, alive from the copy until the next
+  // zero_grad; 0 when the gradients are already fp32 or the optimizer reads
+  // them in place.
+  double step_grad_copy = 0;
 };
 
 // Return the persistent bytes of `params` under the job's precision,

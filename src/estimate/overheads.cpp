@@ -16,6 +16,33 @@ constexpr double k_library_workspace = 128 * k_mib;
 
 } // namespace
 
+double gemm_workspace_bytes(const config::JobSpec& spec)
+{
+  const bool hopper_on = spec.cluster.gpu_info.generation != config::GpuGeneration::ampere;
+  const double workspace = hopper_on ? 32 * k_mib + 1024 : 4 * k_mib;
+  double extra = 0;
+  if (spec.model.moe && spec.model.moe->grouped_gemm) {
+    extra += 4 * workspace;
+  }
+  if (spec.training.tp_comm_overlap && spec.parallelism.tp > 1) {
+    extra += 3 * workspace;
+  }
+  return k_gemm_workspace_bytes + extra;
+}
+
+double dispatcher_buffer_bytes(const config::JobSpec& spec)
+{
+  const auto& m = spec.model;
+  const auto& p = spec.parallelism;
+  if (!m.moe || m.moe->token_dispatcher != "allgather" || (p.tp <= 1 && p.ep <= 1)) {
+    return 0;
+  }
+  // Local tokens are s*b/cp (over TP too under SP); the gather spans TP x EP.
+  const double local = static_cast<double>(m.seq_length) * spec.training.micro_batch_size /
+                       std::max(1, p.cp) / (p.sequence_parallel ? std::max(1, p.tp) : 1);
+  return local * std::max(1, p.tp) * std::max(1, p.ep) * m.hidden_size * 2.0;
+}
+
 int communicator_count(const config::JobSpec& spec)
 {
   const auto& p = spec.parallelism;

@@ -22,6 +22,25 @@ struct DeviceOverheads
 // each for PyTorch's handle, TE's main stream and TE's split-K streams.
 inline constexpr double k_gemm_workspace_bytes = 96.0 * 1024 * 1024;
 
+// Return the persistent GEMM workspaces of one GPU of `spec`: the base ones
+// above plus Transformer Engine's extra ones, each torch.empty'd once and
+// cached (transformer_engine/pytorch/cpp_extensions/gemm.py
+// get_cublas_workspace, lru_cache): one per compute stream for grouped GEMMs
+// (MoE experts; get_num_cublas_streams() = 4, common/util/multi_stream.cpp)
+// and _NUM_MAX_UB_STREAMS = 3 for the userbuffers GEMMs of TP communication
+// overlap, get_cublas_workspace_size_bytes() each: 32 MiB + 1 KiB from Hopper
+// on, 4 MiB before.
+double gemm_workspace_bytes(const config::JobSpec& spec);
+
+// Return the MoE token dispatcher's persistent buffer on one GPU: the
+// allgather dispatcher gathers the hidden states of the TP x EP group into
+// Megatron's global memory buffer (core/transformer/moe/token_dispatcher.py
+// token_dispatch: gather_from_sequence_parallel_region(...,
+// use_global_buffer=True); core/utils.py GlobalMemoryBuffer keeps it), 16-bit
+// [s*b/cp (/tp under SP) x tp x ep, h]. 0 for other dispatchers, for dense
+// models, and when TP and EP are both 1 (no gather).
+double dispatcher_buffer_bytes(const config::JobSpec& spec);
+
 // Fraction of the allocated peak reserved as fragmentation when expandable
 // segments are off (the caching allocator's split blocks and rounding).
 inline constexpr double k_fragmentation_fraction = 0.10;

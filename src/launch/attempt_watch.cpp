@@ -7,18 +7,19 @@
 #include "diagnose/diagnose.hpp"
 #include "env/compose.hpp"
 #include "env/flight_recorder.hpp"
-#include "preflight/judge.hpp"
 #include "launch/retry.hpp"
-#include "slurm/parse.hpp"
+#include "preflight/judge.hpp"
 #include "render/render.hpp"
+#include "slurm/parse.hpp"
 #include "util/bytes.hpp"
 #include "util/error.hpp"
 #include "util/log_reader.hpp"
 #include "watch/flight_recorder_dumps.hpp"
+#include "watch/hang_monitor.hpp"
 #include "watch/job_logs.hpp"
 #include "watch/log_tail.hpp"
 #include "watch/memory_report.hpp"
-#include "watch/progress.hpp"
+#include "watch/observed_state.hpp"
 #include "watch/session.hpp"
 
 #include <fmt/format.h>
@@ -32,15 +33,6 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 namespace {
-
-std::string final_state(const slurm::JobStatus& status)
-{
-  // A step killed by the cgroup OOM handler usually leaves the job FAILED.
-  if (status.out_of_memory()) {
-    return "OUT_OF_MEMORY";
-  }
-  return std::string(slurm::to_string(status.state));
-}
 
 // The job's logs as streams (plain, gzip or zstd). A log that cannot be
 // opened is left out, as Slurm may not have written it.
@@ -60,12 +52,12 @@ std::vector<diagnose::LogStream> open_logs(const std::vector<fs::path>& files)
 }
 
 diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::string& job_id,
-                                     const std::string& state, const RunContext& context)
+                                     const watch::ObservedState& state, const RunContext& context)
 {
   const auto files = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
                                           context.submit_dir);
   diagnose::Context facts;
-  facts.slurm_state = state;
+  facts.slurm_state = watch::to_string(state);
   facts.expandable_segments_set = preflight::expandable_segments_on(spec);
   try {
     return diagnose::diagnose_scan(diagnose::scan_streams(open_logs(files), *context.matcher), *context.matcher,
@@ -82,15 +74,15 @@ diagnose::Diagnosis diagnose_attempt(const config::JobSpec& spec, const std::str
 
 struct LiveState
 {
-  LiveState(const watch::Clock& clock, watch::HangRule rule) : progress(clock, rule) {}
+  LiveState(const watch::Clock& clock, const watch::HangPolicy& policy)
+    : hang(clock, policy)
+  {}
 
   watch::LogTail tail;
-  watch::ProgressTracker progress;
+  watch::HangMonitor hang;
   double max_allocated = 0;
   std::optional<watch::Clock::time_point> fatal_seen;
   std::string fatal_category;
-  std::optional<watch::Clock::time_point> hang_seen;  // reported, progress not resumed since
-  std::optional<watch::Stall> hang;                   // the latest look at it
   bool cancelled = false;
 };
 
@@ -106,7 +98,7 @@ void follow_logs(Journal& journal, const AttemptState& attempt, const config::Jo
   for (const auto& file : files) {
     std::string text;
     for (const auto& line : live.tail.poll(file)) {
-      live.progress.observe(line);
+      live.hang.observe(line);
       if (auto report = watch::parse_memory_report(line.text); report && report->max_allocated_bytes > live.max_allocated) {
         live.max_allocated = report->max_allocated_bytes;
         journal.append("memory", {{"attempt", attempt.number}, {"max_allocated_bytes", live.max_allocated}});
@@ -149,43 +141,37 @@ void cancel_attempt_job(Journal& journal, const AttemptState& attempt, LiveState
 
 // While Slurm says RUNNING: report a stall once (journal "hang"), say so when
 // progress resumes, and cancel after the grace unless told not to.
-void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live, const std::string& slurm_state,
-                    const RunOptions& options, const RunContext& context, watch::Clock::time_point now)
+void check_progress(Journal& journal, const AttemptState& attempt, LiveState& live,
+                    const watch::ObservedState& slurm_state, const RunOptions& options, const RunContext& context)
 {
-  if (slurm_state != "RUNNING" || live.cancelled) {
+  if (live.cancelled) {
     return;
   }
-  const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
-  auto stall = live.progress.stall();
-  if (!stall) {
-    if (live.hang_seen) {
-      say(context, fmt::format("attempt {}: iterations advance again; not a hang", attempt.number));
-      journal.append("progress_resumed", {{"attempt", attempt.number}});
-      live.hang_seen.reset();
-      live.hang.reset();
-    }
-    return;
+  const watch::HangLook look = live.hang.look(slurm_state);
+  if (look.resumed) {
+    say(context, fmt::format("attempt {}: iterations advance again; not a hang", attempt.number));
+    journal.append("progress_resumed", {{"attempt", attempt.number}});
   }
-  live.hang = stall;
-  if (!live.hang_seen) {
-    live.hang_seen = now;
+  if (look.reported) {
+    const watch::Stall& stall = *look.stall;
     nlohmann::json silent = nlohmann::json::array();
-    for (const int rank : stall->silent_ranks) {
+    for (const int rank : stall.silent_ranks) {
       silent.push_back(rank);
     }
     journal.append("hang", {{"attempt", attempt.number},
-                            {"last_iteration", stall->last_iteration},
+                            {"last_iteration", stall.last_iteration},
                             {"silent_ranks", silent},
-                            {"silent_for_s", std::chrono::duration<double>(stall->silent_for).count()},
-                            {"threshold_s", std::chrono::duration<double>(stall->threshold).count()}});
-    say(context, fmt::format("attempt {}: {} while Slurm says RUNNING: {}; {}", attempt.number, category,
-                             watch::describe_stall(*stall),
-                             options.hang_cancel
-                               ? fmt::format("cancelling in {:.0f} s unless it advances",
-                                             std::chrono::duration<double>(options.hang_grace).count())
-                               : std::string("not cancelling (--no-hang-cancel)")));
+                            {"silent_for_s", std::chrono::duration<double>(stall.silent_for).count()},
+                            {"threshold_s", std::chrono::duration<double>(stall.threshold).count()}});
+    say(context, fmt::format("attempt {}: {}", attempt.number,
+                             watch::describe_hang(
+                               stall, options.hang_cancel
+                                        ? fmt::format("cancelling in {:.0f} s unless it advances",
+                                                      std::chrono::duration<double>(options.hang_grace).count())
+                                        : std::string("not cancelling (--no-hang-cancel)"))));
   }
-  if (options.hang_cancel && now - *live.hang_seen >= options.hang_grace) {
+  if (look.cancel_now) {
+    const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
     cancel_attempt_job(journal, attempt, live, category,
                        fmt::format("{} and no progress through the {:.0f} s grace", category,
                                    std::chrono::duration<double>(options.hang_grace).count()),
@@ -193,34 +179,29 @@ void check_progress(Journal& journal, const AttemptState& attempt, LiveState& li
   }
 }
 
-// The diagnosis of an attempt that hung: what the watcher saw, since the
-// logs of a hang have no failure line of their own (or only the teardown
-// the cancel caused, or the time limit the hang ran into).
-void explain_hang(diagnose::Diagnosis& diagnosis, const watch::Stall& stall, const diagnose::Catalogue& catalogue)
+// A node failure whose logs name no host: Slurm's own record of the job
+// (the answers the watch's queries already returned; no extra query) names
+// the node when exactly one is a candidate (a one-node job, or the nodes
+// every NODE_FAIL step ran on); otherwise the candidates are evidence and
+// none is excluded: leaving every node of the allocation out would
+// exclude healthy nodes and may leave the job nowhere to run.
+void name_failed_node(diagnose::Diagnosis& diagnosis, const slurm::JobStatus& ran, const std::string& job_id)
 {
-  const std::string category(diagnose::to_string(diagnose::Category::hang_no_progress));
-  if (diagnose::is_failure(diagnosis.category)) {
-    diagnosis.consequences.insert(diagnosis.consequences.begin(), diagnosis.category);
-  }
-  diagnosis.category = category;
-  diagnosis.confidence = 0.9;
-  diagnosis.signature.clear();
-  diagnosis.oom.reset();
-  diagnosis.reason = "watch saw the iteration lines stop while Slurm said RUNNING: " + watch::describe_stall(stall);
-  std::vector<diagnose::Evidence> evidence;
-  if (!stall.last_line.file.empty()) {
-    evidence.push_back({stall.last_line.file, static_cast<std::size_t>(stall.last_line.line), stall.last_line.text});
-  }
-  evidence.push_back({"watch", 0, diagnosis.reason});
-  evidence.insert(evidence.end(), diagnosis.evidence.begin(), diagnosis.evidence.end());
-  diagnosis.evidence = std::move(evidence);
-  const auto info = catalogue.categories.find(category);
-  diagnosis.fix = info != catalogue.categories.end() ? info->second.fix : std::string();
-  diagnosis.suggested_change = info != catalogue.categories.end() ? info->second.suggested_change : std::string();
-  diagnosis.retryable = info != catalogue.categories.end() && info->second.retryable;
-  diagnosis.first_failing_rank.reset();
-  if (stall.silent_ranks.size() == 1 && stall.last_by_rank.size() > 1) {
-    diagnosis.first_failing_rank = stall.silent_ranks.front();
+  const slurm::NodeFailCandidates candidates = slurm::node_fail_candidates(ran);
+  if (candidates.nodes.size() == 1) {
+    diagnosis.host = candidates.nodes.front();
+    diagnosis.evidence.push_back(
+      {"slurm", 0, fmt::format("job {}: node {} ({})", job_id, diagnosis.host, candidates.source)});
+  } else if (candidates.nodes.size() > 1) {
+    constexpr std::size_t shown = 16;
+    const std::vector<std::string> named(
+      candidates.nodes.begin(), candidates.nodes.begin() + static_cast<long>(std::min(shown, candidates.nodes.size())));
+    diagnosis.evidence.push_back(
+      {"slurm", 0,
+       fmt::format("job {}: the failed node is one of {} candidates ({}{}; {}); Slurm's record does not say which, so "
+                   "none is excluded",
+                   job_id, candidates.nodes.size(), fmt::join(named, ", "),
+                   candidates.nodes.size() > shown ? ", …" : "", candidates.source)});
   }
 }
 
@@ -243,9 +224,9 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                          watch::SessionOptions{options.schedule, options.vanish_after, options.follow_every});
   const std::string& job_id = *attempt.job_id;
   session.add(job_id);
-  LiveState live(clock, options.hang);
-  std::string last_state = attempt.last_state;
-  std::string last_nodes;  // Slurm's NodeList for the job (sacct/squeue), once it ran
+  LiveState live(clock, watch::HangPolicy{options.hang, options.hang_grace, options.hang_cancel});
+  watch::ObservedState last_state = attempt.last_state;
+  std::optional<slurm::JobStatus> last_ran;  // Slurm's latest answer with a NodeList (sacct: with its steps)
   const auto end = session.run(
     [&](const watch::Cycle& cycle) {
       if (cycle.outage_changed) {
@@ -261,16 +242,17 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                    "it vanished",
                                    attempt.number, job_id,
                                    std::chrono::duration<double>(update.missing_for).count()));
-          last_state = "VANISHED";
+          last_state = {watch::ObservedState::Kind::vanished, slurm::JobState::unknown};
           continue;
         }
         if (!update.status.nodes.empty()) {
-          last_nodes = update.status.nodes;
+          last_ran = update.status;
         }
-        const std::string state = final_state(update.status);
+        const watch::ObservedState state = watch::observed_state(update.status);
         if (state != last_state) {
-          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", state}});
-          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, state));
+          const std::string text = watch::to_string(state);
+          journal.append("state", {{"attempt", attempt.number}, {"job_id", job_id}, {"state", text}});
+          say(context, fmt::format("attempt {}: job {} {}", attempt.number, job_id, text));
           last_state = state;
         }
       }
@@ -282,11 +264,11 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                            live.fatal_category + " and the job is still running", context);
       }
       if (!live.fatal_seen) {
-        check_progress(journal, attempt, live, last_state, options, context, clock.now());
+        check_progress(journal, attempt, live, last_state, options, context);
       }
       if (context.status) {
         context.status(fmt::format("job {} {} | max allocated {} | next check in {:.0f} s", job_id,
-                                   last_state.empty() ? "(not yet known)" : last_state,
+                                   last_state.kind == watch::ObservedState::Kind::none ? "(not yet known)" : watch::to_string(last_state),
                                    format_bytes(live.max_allocated),
                                    static_cast<double>(cycle.next_poll.count()) / 1000.0));
       }
@@ -297,21 +279,11 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     return;
   }
   auto diagnosis = diagnose_attempt(spec, *attempt.job_id, last_state, context);
-  // A hang the watcher saw wins over a log with no known cause and over the
-  // time limit it ran into; a known cause in the logs (an NCCL timeout the
-  // watchdog printed, a crash) is more precise and stays.
-  const std::string& logged = diagnosis.category;
-  if (live.hang && (!diagnose::is_failure(logged) || logged == diagnose::to_string(diagnose::Category::unknown) ||
-                    logged == diagnose::to_string(diagnose::Category::slurm_time_limit))) {
-    explain_hang(diagnosis, *live.hang, context.matcher->catalogue());
+  if (live.hang.hang()) {
+    watch::apply_hang(diagnosis, *live.hang.hang(), context.matcher->catalogue());
   }
-  // A node failure whose logs name no host: a one-node job's node is the
-  // one Slurm ran it on (the NodeList the watch's own queries returned).
-  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state)) {
-    if (const auto node = slurm::single_node(last_nodes)) {
-      diagnosis.host = *node;
-      diagnosis.evidence.push_back({"slurm", 0, fmt::format("job {} ran on node {} (Slurm's NodeList)", job_id, *node)});
-    }
+  if (diagnosis.host.empty() && is_node_failure(diagnosis.category, last_state.state) && last_ran) {
+    name_failed_node(diagnosis, *last_ran, job_id);
   }
   if (diagnose::is_failure(diagnosis.category)) {
     const auto logs = watch::job_log_files(spec.launch.output, render::sanitize_job_name(spec.name), job_id,
@@ -319,7 +291,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
     const std::string prefix = env::flight_recorder_dump_prefix(env::compose(spec, {}));
     const fs::path dump_prefix = prefix.empty() || fs::path(prefix).is_absolute() ? fs::path(prefix)
                                                                                   : context.submit_dir / prefix;
-    for (const auto& dump : watch::flight_recorder_dumps(logs, dump_prefix.string())) {
+    for (const auto& dump : watch::flight_recorder_dumps(logs, dump_prefix.string(), job_id)) {
       diagnosis.flight_recorder_dumps.push_back(dump.string());
     }
   }
@@ -336,12 +308,14 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                {"evidence", evidence},
                                {"host", diagnosis.host},
                                {"flight_recorder_dumps", diagnosis.flight_recorder_dumps}});
-  const bool completed = last_state == "COMPLETED";
-  const std::string outcome = to_string(completed                  ? AttemptResult::completed
-                                        : last_state == "VANISHED" ? AttemptResult::vanished
-                                                                   : AttemptResult::failed);
-  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", last_state}});
-  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, last_state, diagnosis.category));
+  const bool completed = last_state.is(slurm::JobState::completed);
+  const std::string outcome = to_string(completed ? AttemptResult::completed
+                                        : last_state.kind == watch::ObservedState::Kind::vanished
+                                          ? AttemptResult::vanished
+                                          : AttemptResult::failed);
+  const std::string state_text = watch::to_string(last_state);
+  journal.append("attempt_finished", {{"attempt", attempt.number}, {"outcome", outcome}, {"state", state_text}});
+  say(context, fmt::format("attempt {}: {} — diagnosis: {}", attempt.number, state_text, diagnosis.category));
   if (!diagnosis.evidence.empty() && !completed) {
     const auto& e = diagnosis.evidence.front();
     say(context, fmt::format("  evidence: {}:{}: {}", e.file, e.line, e.text.substr(0, 200)));

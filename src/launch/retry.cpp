@@ -22,11 +22,11 @@ bool is_infrastructure_failure(const std::string& category)
   return diagnose::is_infrastructure_failure(category);
 }
 
-bool is_node_failure(const std::string& category, const std::string& slurm_state)
+bool is_node_failure(const std::string& category, slurm::JobState slurm_state)
 {
   using diagnose::Category;
   return category == diagnose::to_string(Category::gpu_hardware) ||
-         (category == diagnose::to_string(Category::slurm_preemption_or_node_failure) && slurm_state == "NODE_FAIL");
+         (category == diagnose::to_string(Category::slurm_preemption_or_node_failure) && slurm_state == slurm::JobState::node_fail);
 }
 
 config::JobSpec with_excluded_nodes(config::JobSpec spec, const std::vector<std::string>& previous,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "config/job_spec.hpp"
+#include "slurm/job_status.hpp"
 
 #include <optional>
 #include <string>
@@ -39,7 +40,7 @@ struct RetryInput
   std::vector<std::string> fixes_tried;  // fix ids of earlier attempts
   std::vector<std::string> earlier_categories;  // diagnoses of the attempts before this one
   bool retry_infra = false;      // --retry-infra
-  std::string slurm_state;       // the failed attempt's final state ("NODE_FAIL", …)
+  slurm::JobState slurm_state = slurm::JobState::unknown;  // the failed attempt's final state
   std::string host;              // the node the diagnosis names (or Slurm's, for a one-node job)
   std::vector<std::string> excluded;  // nodes the failed attempt already excluded
 };
@@ -51,7 +52,7 @@ config::JobSpec with_excluded_nodes(config::JobSpec spec, const std::vector<std:
 
 // True for a failure a bad node causes (Xid, ECC, a lost GPU: gpu_hardware;
 // Slurm's NODE_FAIL), where leaving that node out is the retry's change.
-bool is_node_failure(const std::string& category, const std::string& slurm_state);
+bool is_node_failure(const std::string& category, slurm::JobState slurm_state);
 
 // Decide the next attempt for `spec` after a failure described by `input`.
 // Attempt limits are the caller's business.

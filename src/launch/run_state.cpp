@@ -28,6 +28,37 @@ std::string to_string(AttemptResult result)
   return "failed";
 }
 
+std::string to_string(const std::optional<RunResult>& result)
+{
+  return result ? to_string(*result) : std::string();
+}
+
+std::string to_string(const std::optional<AttemptResult>& result)
+{
+  return result ? to_string(*result) : std::string();
+}
+
+std::optional<RunResult> parse_run_result(std::string_view text)
+{
+  for (const auto r : {RunResult::succeeded, RunResult::failed, RunResult::gave_up}) {
+    if (text == to_string(r)) {
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<AttemptResult> parse_attempt_result(std::string_view text)
+{
+  for (const auto r : {AttemptResult::completed, AttemptResult::failed, AttemptResult::vanished,
+                       AttemptResult::cancelled, AttemptResult::submit_failed}) {
+    if (text == to_string(r)) {
+      return r;
+    }
+  }
+  return std::nullopt;
+}
+
 AttemptState* RunState::current()
 {
   if (!attempts.empty() && !attempts.back().finished) {
@@ -85,7 +116,7 @@ void apply(RunState& state, const Record& record)
       return;  // a second driver's verdict; the first stands
     }
     state.finished = true;
-    state.outcome = d.value("outcome", "");
+    state.outcome = parse_run_result(d.value("outcome", ""));
     state.outcome_reason = d.value("reason", "");
     return;
   }
@@ -100,9 +131,9 @@ void apply(RunState& state, const Record& record)
       return;  // recorded twice (a second driver recovered it by tag)
     }
     attempt->job_id = d.value("job_id", "");
-    attempt->last_state = "SUBMITTED";
+    attempt->last_state = {watch::ObservedState::Kind::submitted, slurm::JobState::unknown};
   } else if (record.type == "state") {
-    attempt->last_state = d.value("state", "");
+    attempt->last_state = watch::parse_observed_state(d.value("state", ""));
   } else if (record.type == "diagnosis") {
     attempt->category = d.value("category", "");
     attempt->diagnosis_fix = d.value("fix", "");
@@ -115,9 +146,9 @@ void apply(RunState& state, const Record& record)
       return;
     }
     attempt->finished = true;
-    attempt->outcome = d.value("outcome", "");
+    attempt->outcome = parse_attempt_result(d.value("outcome", ""));
     if (d.contains("state")) {
-      attempt->last_state = d.value("state", attempt->last_state);
+      attempt->last_state = watch::parse_observed_state(d.value("state", ""));
     }
   }
 }

@@ -4,31 +4,14 @@
 #pragma once
 
 #include "launch/journal.hpp"
+#include "watch/observed_state.hpp"
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lg::launch {
-
-struct AttemptState
-{
-  int number = 0;
-  std::string tag;     // "lg-<run id>-a<number>", put in the job's comment
-  std::string fix;     // fix id applied for this attempt ("" for the first)
-  std::string reason;  // why this attempt exists
-  bool submit_started = false;  // sbatch was (maybe) called
-  std::optional<std::string> job_id;
-  std::string last_state;  // last Slurm state seen ("PENDING", "OUT_OF_MEMORY", …)
-  std::string category;    // diagnosis category once known
-  std::string diagnosis_fix;
-  std::string suggested_change;  // diagnosis's fix id
-  double max_allocated_bytes = 0;  // highest live memory report seen
-  std::vector<std::string> exclude;  // nodes this attempt was kept off (sbatch --exclude)
-  std::string host;  // the node the diagnosis names
-  bool finished = false;
-  std::string outcome;  // to_string(AttemptResult) once finished
-};
 
 // How a run ended (run_finished's "outcome"), spelled once by to_string.
 enum class RunResult { succeeded, failed, gave_up };
@@ -38,6 +21,32 @@ enum class AttemptResult { completed, failed, vanished, cancelled, submit_failed
 // "succeeded", "failed", "gave_up" / "completed", "failed", "vanished", ….
 std::string to_string(RunResult result);
 std::string to_string(AttemptResult result);
+// "" for nullopt.
+std::string to_string(const std::optional<RunResult>& result);
+std::string to_string(const std::optional<AttemptResult>& result);
+// The inverse of to_string, for journal records; nullopt for any other word.
+std::optional<RunResult> parse_run_result(std::string_view text);
+std::optional<AttemptResult> parse_attempt_result(std::string_view text);
+
+struct AttemptState
+{
+  int number = 0;
+  std::string tag;     // "lg-<run id>-a<number>", put in the job's comment
+  std::string fix;     // fix id applied for this attempt ("" for the first)
+  std::string reason;  // why this attempt exists
+  bool submit_started = false;  // sbatch was (maybe) called
+  std::optional<std::string> job_id;
+  watch::ObservedState last_state;  // what the watcher last knew of the job
+  std::string category;    // diagnosis category once known
+  std::string diagnosis_fix;
+  std::string suggested_change;  // diagnosis's fix id
+  double max_allocated_bytes = 0;  // highest live memory report seen
+  std::vector<std::string> exclude;  // nodes this attempt was kept off (sbatch --exclude)
+  std::string host;  // the node the diagnosis names
+  bool finished = false;
+  std::optional<AttemptResult> outcome;  // once finished (nullopt: a word this binary does not know)
+};
+
 
 struct RunState
 {
@@ -47,7 +56,7 @@ struct RunState
   bool retry_infra = false;
   std::vector<AttemptState> attempts;
   bool finished = false;
-  std::string outcome;  // to_string(RunResult) once finished
+  std::optional<RunResult> outcome;  // once finished
   std::string outcome_reason;
   int damaged_records = 0;
 

@@ -82,8 +82,9 @@ void prepare_attempt(Journal& journal, const config::JobSpec& spec, int number, 
                                         : std::string()));
 }
 
-void finish_run(Journal& journal, const std::string& outcome, const std::string& reason, const RunContext& context)
+void finish_run(Journal& journal, RunResult result, const std::string& reason, const RunContext& context)
 {
+  const std::string outcome = to_string(result);
   journal.append("run_finished", {{"outcome", outcome}, {"reason", reason}});
   say(context, fmt::format("run {}: {}{}", journal.run_id(), outcome, reason.empty() ? "" : " — " + reason));
 }
@@ -92,16 +93,16 @@ void finish_run(Journal& journal, const std::string& outcome, const std::string&
 void decide_next(Journal& journal, const RunState& state, const RunOptions& options, const RunContext& context)
 {
   const AttemptState& last = state.attempts.back();
-  if (last.outcome == to_string(AttemptResult::completed)) {
-    finish_run(journal, to_string(RunResult::succeeded), fmt::format("attempt {} completed", last.number), context);
+  if (last.outcome == AttemptResult::completed) {
+    finish_run(journal, RunResult::succeeded, fmt::format("attempt {} completed", last.number), context);
     return;
   }
-  if (last.outcome == to_string(AttemptResult::submit_failed)) {
-    finish_run(journal, to_string(RunResult::failed), "Slurm refused the job", context);
+  if (last.outcome == AttemptResult::submit_failed) {
+    finish_run(journal, RunResult::failed, "Slurm refused the job", context);
     return;
   }
-  if (last.outcome == to_string(AttemptResult::vanished) && (!diagnose::is_failure(last.category) || last.category == diagnose::to_string(diagnose::Category::unknown))) {
-    finish_run(journal, to_string(RunResult::failed),
+  if (last.outcome == AttemptResult::vanished && (!diagnose::is_failure(last.category) || last.category == diagnose::to_string(diagnose::Category::unknown))) {
+    finish_run(journal, RunResult::failed,
                fmt::format("job {} vanished from Slurm and its logs show no cause; ask your Slurm admins "
                            "(sacct -j {})",
                            last.job_id.value_or("?"), last.job_id.value_or("?")),
@@ -113,7 +114,7 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   input.category = last.category;
   input.suggested_change = last.suggested_change;
   input.retry_infra = options.retry_infra || state.retry_infra;
-  input.slurm_state = last.last_state;
+  input.slurm_state = last.last_state.state;  // unknown unless Slurm said it
   input.host = last.host;
   input.excluded = last.exclude;
   for (const auto& attempt : state.attempts) {
@@ -126,11 +127,11 @@ void decide_next(Journal& journal, const RunState& state, const RunOptions& opti
   }
   const RetryDecision decision = decide_retry(spec, input);
   if (decision.kind == RetryKind::none) {
-    finish_run(journal, to_string(RunResult::failed), decision.reason, context);
+    finish_run(journal, RunResult::failed, decision.reason, context);
     return;
   }
   if (static_cast<int>(state.attempts.size()) >= state.max_attempts) {
-    finish_run(journal, to_string(RunResult::gave_up),
+    finish_run(journal, RunResult::gave_up,
                fmt::format("{} attempt(s) used; the next would have been: {}", state.attempts.size(), decision.reason),
                context);
     return;
@@ -193,7 +194,7 @@ RunOutcome drive_run(Journal& journal, const RunOptions& options, const RunConte
 {
   while (true) {
     if (context.interrupted && context.interrupted()) {
-      return RunOutcome{false, true, false, "", "interrupted"};
+      return RunOutcome{false, true, false, std::nullopt, "interrupted"};
     }
     RunState state = fold(journal.run_id(), journal.records());
     if (state.finished) {
@@ -214,7 +215,7 @@ RunOutcome drive_run(Journal& journal, const RunOptions& options, const RunConte
       if (options.detach && !(context.interrupted && context.interrupted())) {
         RunState after = fold(journal.run_id(), journal.records());
         if (after.current() != nullptr && after.current()->job_id) {
-          return RunOutcome{false, false, true, "submitted", *after.current()->job_id};
+          return RunOutcome{false, false, true, std::nullopt, *after.current()->job_id};
         }
       }
       continue;

@@ -91,7 +91,7 @@ struct RunOutcome
   bool finished = false;     // run_finished recorded
   bool interrupted = false;  // stopped by a signal; resumable
   bool detached = false;     // returned after submission (--detach)
-  std::string outcome;       // to_string(RunResult)
+  std::optional<RunResult> outcome;  // nullopt unless finished
   std::string reason;
 };
 

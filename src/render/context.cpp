@@ -66,7 +66,9 @@ void add_environment(Object& ctx, const env::Environment& environment)
     }
     const bool set = v.action == env::Action::set;
     list.push_back(Object{{"name", v.name},
-                          {"value_q", set ? script_quote(v.value) : std::string()},
+                          {"value_q", !set        ? std::string()
+                                      : v.per_job ? script_quote_per_job(v.value)
+                                                  : script_quote(v.value)},
                           {"is_set", set},
                           {"is_unset", !set},
                           {"layer", env::to_string(v.layer)}});

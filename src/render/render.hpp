@@ -39,6 +39,11 @@ std::string sanitize_job_name(std::string_view name);
 // NUL byte.
 std::string script_quote(std::string_view word);
 
+// `word` quoted the same way, except that each "%j" becomes "$SLURM_JOB_ID"
+// expanded by the script (an environment variable per job,
+// env::Variable::per_job): 'logs/nccl_trace_'"$SLURM_JOB_ID"'_rank_'.
+std::string script_quote_per_job(std::string_view word);
+
 // Return `value` written for an #SBATCH line: unchanged when made of safe
 // characters, else in double quotes with \, ", ' and # backslash-escaped
 // (sbatch's own directive parser, not a shell, reads these lines). Throws

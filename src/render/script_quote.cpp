@@ -70,4 +70,21 @@ std::string script_quote(std::string_view word)
   return out;
 }
 
+std::string script_quote_per_job(std::string_view word)
+{
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t at = word.find("%j"); at != std::string_view::npos; at = word.find("%j", start)) {
+    if (at > start) {
+      out += script_quote(word.substr(start, at - start));
+    }
+    out += "\"$SLURM_JOB_ID\"";
+    start = at + 2;
+  }
+  if (start < word.size() || out.empty()) {
+    out += script_quote(word.substr(start));
+  }
+  return out;
+}
+
 } // namespace lg::render

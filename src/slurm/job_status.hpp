@@ -69,6 +69,7 @@ struct StepStatus
   JobState state = JobState::unknown;
   std::string raw_state;
   std::optional<ExitStatus> exit;
+  std::string nodes{};  // the step's NodeList ("n[1-4]"; the batch step: the batch host)
 };
 
 // Where a JobStatus came from; squeue knows no exit codes and forgets jobs

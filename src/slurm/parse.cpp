@@ -8,10 +8,13 @@
 
 #include "util/strings.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <iterator>
 #include <map>
 
 namespace lg::slurm {
@@ -189,6 +192,7 @@ std::vector<JobStatus> parse_sacct(std::string_view out)
     step.raw_state = (*row)[2];
     step.state = parse_job_state(step.raw_state);
     step.exit = parse_exit_status((*row)[3]);
+    step.nodes = (*row)[5] == "None assigned" ? "" : (*row)[5];
     jobs[parent->second].steps.push_back(std::move(step));
   }
   return jobs;
@@ -374,12 +378,127 @@ bool is_node_name(std::string_view name)
   return std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '.' || c == '_' || c == '-'; });
 }
 
-std::optional<std::string> single_node(std::string_view node_list)
+namespace {
+
+// One hostlist item ("gpu[01-03,7]" or "n5") appended to `out`; false when
+// it is not one this reads.
+bool expand_hostlist_item(std::string_view item, std::vector<std::string>& out, std::size_t max_nodes)
 {
-  if (!is_node_name(node_list)) {
-    return std::nullopt;  // "n[1-4]", "n1,n3", "None assigned", ""
+  const std::size_t open = item.find('[');
+  if (open == std::string_view::npos) {
+    if (!is_node_name(item)) {
+      return false;
+    }
+    out.emplace_back(item);
+    return out.size() <= max_nodes;
   }
-  return std::string(node_list);
+  const std::size_t close = item.find(']', open);
+  if (close == std::string_view::npos || item.find('[', open + 1) != std::string_view::npos) {
+    return false;  // unclosed, or a second bracket ("r[1-2]n[1-4]")
+  }
+  const std::string_view prefix = item.substr(0, open);
+  const std::string_view suffix = item.substr(close + 1);
+  std::string_view ranges = item.substr(open + 1, close - open - 1);
+  while (!ranges.empty()) {
+    const std::size_t comma = ranges.find(',');
+    const std::string_view range = ranges.substr(0, comma);
+    ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
+    const std::size_t dash = range.find('-');
+    const std::string_view low_text = range.substr(0, dash);
+    const std::string_view high_text = dash == std::string_view::npos ? low_text : range.substr(dash + 1);
+    const auto number = [](std::string_view digits) -> std::optional<long> {
+      if (digits.empty() || digits.size() > 9
+          || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        return std::nullopt;
+      }
+      return std::stol(std::string(digits));
+    };
+    const auto low = number(low_text);
+    const auto high = number(high_text);
+    if (!low || !high || *high < *low || static_cast<std::size_t>(*high - *low) >= max_nodes) {
+      return false;
+    }
+    for (long n = *low; n <= *high; ++n) {
+      std::string digits = std::to_string(n);
+      if (digits.size() < low_text.size()) {
+        digits.insert(0, low_text.size() - digits.size(), '0');  // "01-03" keeps two digits
+      }
+      std::string name = std::string(prefix) + digits + std::string(suffix);
+      if (!is_node_name(name)) {
+        return false;
+      }
+      out.push_back(std::move(name));
+      if (out.size() > max_nodes) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> expand_node_list(std::string_view node_list, std::size_t max_nodes)
+{
+  std::vector<std::string> out;
+  std::size_t depth = 0;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= node_list.size(); ++i) {
+    const char c = i < node_list.size() ? node_list[i] : ',';
+    depth += c == '[' ? 1 : 0;
+    depth -= c == ']' && depth > 0 ? 1 : 0;
+    if (c == ',' && depth == 0) {
+      const std::string_view item = node_list.substr(start, i - start);
+      if (!item.empty() && !expand_hostlist_item(item, out, max_nodes)) {
+        return std::nullopt;
+      }
+      start = i + 1;
+    }
+  }
+  if (depth != 0) {
+    return std::nullopt;  // an unclosed bracket
+  }
+  return out;
+}
+
+NodeFailCandidates node_fail_candidates(const JobStatus& status)
+{
+  NodeFailCandidates result;
+  std::optional<std::vector<std::string>> common;
+  std::vector<std::string> failed_steps;
+  for (const auto& step : status.steps) {
+    if (step.state != JobState::node_fail) {
+      continue;
+    }
+    auto nodes = expand_node_list(step.nodes);
+    if (!nodes || nodes->empty()) {
+      common.reset();
+      failed_steps.clear();
+      break;  // a step whose nodes cannot be read: narrow nothing
+    }
+    std::sort(nodes->begin(), nodes->end());
+    if (!common) {
+      common = std::move(*nodes);
+    } else {
+      std::vector<std::string> both;
+      std::set_intersection(common->begin(), common->end(), nodes->begin(), nodes->end(), std::back_inserter(both));
+      common = std::move(both);
+    }
+    failed_steps.push_back(status.id + "." + step.step);
+  }
+  if (common && !common->empty()) {
+    result.nodes = std::move(*common);
+    result.source = fmt::format("the NodeList of the NODE_FAIL step{} {}", failed_steps.size() == 1 ? "" : "s",
+                                fmt::join(failed_steps, ", "));
+    return result;
+  }
+  if (auto nodes = expand_node_list(status.nodes)) {
+    std::sort(nodes->begin(), nodes->end());
+    nodes->erase(std::unique(nodes->begin(), nodes->end()), nodes->end());
+    result.nodes = std::move(*nodes);
+  }
+  result.source = "the job's NodeList (the whole allocation)";
+  return result;
 }
 
 std::string exclude_argument(const std::vector<std::string>& nodes)

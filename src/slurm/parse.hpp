@@ -56,9 +56,25 @@ std::optional<ExitStatus> parse_exit_status(std::string_view text);
 // expression or a shell would read another way.
 bool is_node_name(std::string_view name);
 
-// The node of a NodeList that names exactly one ("n2"); nullopt for a
-// hostlist of several ("n[1-4]", "n1,n3"), an empty list or "None assigned".
-std::optional<std::string> single_node(std::string_view node_list);
+// The node names of a NodeList: "n1", "n1,n3", "gpu[01-03,7]", "a[1-2],b5"
+// (Slurm's hostlist form, a zero-padded range keeping its width). nullopt for
+// what this does not read (more than one bracket in a name, a bad range,
+// a name that is not a node name) or more than `max_nodes` nodes; empty for
+// an empty list.
+std::optional<std::vector<std::string>> expand_node_list(std::string_view node_list, std::size_t max_nodes = 65536);
+
+// Which nodes a job that ended NODE_FAIL may have lost, from Slurm's own
+// accounting record of it (the sacct answer the watch already has: no extra
+// query). The job's NodeList names every node of the allocation; a step
+// that ended NODE_FAIL ran on the failed node, so the candidates are the
+// nodes every NODE_FAIL step ran on (a batch step on its one batch host
+// narrows it to that host), else the allocation's nodes.
+struct NodeFailCandidates
+{
+  std::vector<std::string> nodes;  // sorted; one: the failed node
+  std::string source;              // "the NODE_FAIL step 12.batch's NodeList", "the job's NodeList"
+};
+NodeFailCandidates node_fail_candidates(const JobStatus& status);
 
 // The sbatch option that keeps a job off `nodes` ("--exclude=n1,n3"); the
 // nodes must be node names (is_node_name).

@@ -57,7 +57,11 @@ nlohmann::json to_json(const slurm::JobStatus& status)
 {
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& step : status.steps) {
-    steps.push_back({{"step", step.step}, {"name", step.name}, {"state", step.raw_state}, {"exit", exit_json(step.exit)}});
+    steps.push_back({{"step", step.step},
+                     {"name", step.name},
+                     {"state", step.raw_state},
+                     {"exit", exit_json(step.exit)},
+                     {"nodes", step.nodes}});
   }
   return {{"id", status.id},
           {"name", status.name},
@@ -99,6 +103,7 @@ slurm::JobStatus status_of(const nlohmann::json& value)
       step.raw_state = text_of(s, "state");
       step.state = slurm::parse_job_state(step.raw_state);
       step.exit = exit_of(s.value("exit", nlohmann::json()));
+      step.nodes = text_of(s, "nodes");
       status.steps.push_back(std::move(step));
     }
   }

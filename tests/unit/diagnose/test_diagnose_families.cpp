@@ -244,6 +244,108 @@ TEST_CASE("families: a GPU lost or not probed, and the scheduler's node failure 
   check_all(std::begin(cases), std::end(cases));
 }
 
+TEST_CASE("families: the launched program, script or module is not there")
+{
+  // Each with a torchrun/srun consequence after it, as a real launch prints.
+  const char* exit_line = "\nsrun: error: node1: task 0: Exited with exit code 2\n";
+  const Case cases[] = {
+    {"config_error", "CPython Modules/main.c pymain_run_file_obj: \"%ls: can't open file %R: [Errno %d] %s\"",
+     "/usr/bin/python3: can't open file '/workspace/megatron/pretrain_gpt.py': [Errno 2] No such file or directory"},
+    {"config_error", "CPython 2.7 Modules/main.c: \"%s: can't open file '%.200s': [Errno %d] %s\"",
+     "python: can't open file 'train.py': [Errno 13] Permission denied"},
+    {"config_error", "Slurm src/slurmd/slurmstepd/task.c _exec_task: \"execve(): %s: %m\"",
+     "slurmstepd: error: execve(): torchrun: No such file or directory"},
+    {"config_error", "Slurm task.c _exec_task: \"execve(): bad interpreter(%s): %m\" (a #! line ending in CR)",
+     "slurmstepd: error: execve(): bad interpreter(/bin/bash\r): No such file or directory"},
+    {"config_error", "bash execute_cmd.c: \"%s: command not found\", with \"line N: \" in a script",
+     "/var/spool/slurmd/job01234/slurm_script: line 27: torchrun: command not found"},
+    {"config_error", "bash, interactive form", "bash: deepspeed: command not found"},
+    {"config_error", "bash shell.c / execute_cmd.c file_error: \"%s: %s\" (strerror)",
+     "/bin/bash: ./scripts/pretrain_llama.sh: No such file or directory"},
+    {"config_error", "dash (Debian /bin/sh) \"%s: %d: %s: not found\"", "/bin/sh: 1: torchrun: not found"},
+    {"config_error", "CPython Objects/exceptions.c: OSError for ENOENT is FileNotFoundError, \"[Errno %d] %s: %R\"",
+     "FileNotFoundError: [Errno 2] No such file or directory: '/data/tokenizer/gpt2-vocab.json'"},
+    {"import_error", "CPython Lib/runpy.py _run_module_as_main: \"%s: %s\" % (sys.executable, msg)",
+     "/usr/bin/python3: No module named megatron.training"},
+    {"import_error", "CPython import.c: \"No module named %R\" as ModuleNotFoundError",
+     "ModuleNotFoundError: No module named 'transformer_engine'"},
+    {"import_error", "CPython import.c: \"cannot import name %R from %R\"",
+     "ImportError: cannot import name 'get_te_version' from 'megatron.core.utils' (/opt/megatron/core/utils.py)"},
+  };
+  for (const Case& c : cases) {
+    const std::string source = c.source;
+    const std::string text = std::string(c.text) + exit_line;
+    CAPTURE(source);
+    CAPTURE(text);
+    const Diagnosis d = diagnose({{"job.out", text}}, lg::testing::default_matcher(), {"FAILED", std::nullopt});
+    CHECK(d.category == c.category);
+    CHECK_FALSE(d.retryable);
+    REQUIRE_FALSE(d.evidence.empty());
+    CHECK(d.evidence.front().text == c.text);
+  }
+  // The fix is about the launch path, not a module or the job's settings.
+  const Diagnosis missing = diagnose({{"job.out", "slurmstepd: error: execve(): torchrun: No such file or directory"}},
+                                     lg::testing::default_matcher());
+  CHECK(missing.fix.find("workdir") != std::string::npos);
+  CHECK(missing.fix.find("retry cannot help") != std::string::npos);
+  // A shell message that is not about a missing command is not this family,
+  // nor a site profile's missing `module` command in a job that trains on.
+  const Diagnosis fine = diagnose({{"job.out", "echo 'torchrun: command not found' is what the docs warn about; "
+                                               "training goes on\n"}},
+                                  lg::testing::default_matcher());
+  CHECK(fine.signature != "launch-program-not-found");
+  const Diagnosis profile = diagnose(
+    {{"job.out", "/var/spool/slurmd/job77/slurm_script: line 4: module: command not found\n"
+                 " [2026-01-01 10:00:00] iteration       10/    1000 | consumed samples:          320 | "
+                 "elapsed time per iteration (ms): 812.4 | lm loss: 9.8E+00 |\n"}},
+    lg::testing::default_matcher());
+  CHECK(profile.category == "none");
+}
+
+TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
+{
+  const Case cases[] = {
+    {"host_oom",
+     "DeepSpeed deepspeed/launcher/launch.py sigkill_handler: \"{cmd} exits with return code = {returncode}\"",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7'] exits with "
+     "return code = -9"},
+    {"host_oom", "CPython Lib/subprocess.py CalledProcessError: \"Command '%s' died with %r.\"",
+     "subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGKILL: 9>."},
+    {"segfault", "DeepSpeed deepspeed/launcher/launch.py sigkill_handler, SIGSEGV",
+     "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=0'] exits with "
+     "return code = -11"},
+    {"nccl_error",
+     "NCCL net plugins report as NET/<plugin name> (src/transport/net_ib.cc's \"NET/IB : Got completion "
+     "from peer %s with status=%d\")",
+     "NET/IBP:Got completion from peer 10.0.0.7<36315> with status=12 opcode=32698 len=32696 vendor err 129 (Send)"},
+  };
+  check_all(std::begin(cases), std::end(cases));
+}
+
+TEST_CASE("families: a checkpoint that does not fit the model, a container image or driver that does not fit, a refused step")
+{
+  const Case cases[] = {
+    {"config_error", "PyTorch torch/nn/modules/module.py load_state_dict: \"Error(s) in loading state_dict for {}:\"",
+     "RuntimeError: Error(s) in loading state_dict for GPTModel:\n\tsize mismatch for embedding.weight: copying a "
+     "param with shape torch.Size([50304, 4096]) from checkpoint, the shape in current model is "
+     "torch.Size([32000, 4096])."},
+    {"config_error", "NVIDIA/pyxis pyxis_slurmstepd.c: slurm_error(\"pyxis: failed to import docker image\")",
+     "slurmstepd: error: pyxis: failed to import docker image\nsrun: error: node7: task 0: Exited with exit code 1"},
+    {"import_error", "CUDA runtime cudaErrorInsufficientDriver (35), cudaGetErrorString",
+     "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"},
+    {"import_error", "PyTorch c10/cuda/CUDAFunctions.cpp: \"The NVIDIA driver on your system is too old (found version %d)\"",
+     "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver."},
+    {"config_error", "Slurm src/srun/launch.c: \"Unable to create step for job %u: %m\"",
+     "srun: error: Unable to create step for job 123456: Memory required by task is not available"},
+  };
+  check_all(std::begin(cases), std::end(cases));
+  // A step refused because the job is already ending is a consequence, not this.
+  const Diagnosis ending = diagnose(
+    {{"job.out", "srun: error: Unable to create step for job 7: Job/step already completing or completed\n"}},
+    lg::testing::default_matcher());
+  CHECK(ending.signature != "slurm-request-refused");
+}
+
 TEST_CASE("families: each new category has a fix and says whether a retry can help")
 {
   const Catalogue catalogue = default_catalogue();

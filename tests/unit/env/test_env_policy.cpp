@@ -205,10 +205,16 @@ TEST_CASE("NCCL flight recorder: on, dumping on timeout, the dumps next to the l
   spec.launch.output = "logs/%x-%j.out";
   CHECK(compose_value(spec, "TORCH_NCCL_TRACE_BUFFER_SIZE") == "2000");
   CHECK(compose_value(spec, "TORCH_NCCL_DUMP_ON_TIMEOUT") == "1");
-  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "logs/nccl_trace_rank_");
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "logs/nccl_trace_%j_rank_");
+  // %j, the job id, filled in by the job script: a retry's dumps do not
+  // overwrite the failed attempt's (DebugInfoWriter opens the file for
+  // writing, truncating it).
+  const auto* per_job = env::compose(spec, {}).find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  REQUIRE(per_job != nullptr);
+  CHECK(per_job->per_job);
   spec.launch.output = "/scratch/me/%x-%j.out";
   spec.launch.workdir = "/work/me";
-  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "/scratch/me/nccl_trace_rank_");
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "/scratch/me/nccl_trace_%j_rank_");
   // A relative log path under another workdir: Slurm and the trainer would
   // resolve it from different directories, so PyTorch's default stays.
   spec.launch.output = "logs/%x-%j.out";
@@ -217,10 +223,14 @@ TEST_CASE("NCCL flight recorder: on, dumping on timeout, the dumps next to the l
   spec.launch.output = "logs/%j/rank-%t.out";  // a directory per job
   CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "<absent>");
   spec.launch.output = "job-%j.out";
-  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "nccl_trace_rank_");
-  // The user's [env] wins: 0 turns the recorder off.
-  spec.env = {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "0"}};
+  CHECK(compose_value(spec, "TORCH_NCCL_DEBUG_INFO_TEMP_FILE") == "nccl_trace_%j_rank_");
+  // The user's [env] wins: 0 turns the recorder off; a user's prefix is
+  // taken literally (no %j expansion).
+  spec.env = {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "0"}, {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/scratch/fr_%j_"}};
   CHECK(compose_value(spec, "TORCH_NCCL_TRACE_BUFFER_SIZE") == "0");
+  const auto* user = env::compose(spec, {}).find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  REQUIRE(user != nullptr);
+  CHECK_FALSE(user->per_job);
 }
 
 TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning guide's environment")
@@ -232,16 +242,11 @@ TEST_CASE("The Llama3-70B SFT baseline on 32 x H100 composes the memory-tuning g
     lines.push_back(v.name + "=" + v.value);
   }
   const std::vector<std::string> expected = {
-    "CUDA_DEVICE_MAX_CONNECTIONS=1",
-    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-    "TORCH_NCCL_AVOID_RECORD_STREAMS=1",
-    "NCCL_NVLS_ENABLE=0",
-    "TORCH_NCCL_HIGH_PRIORITY=1",
-    "NCCL_P2P_NET_CHUNKSIZE=2097152",
-    "NVTE_ALLOW_NONDETERMINISTIC_ALGO=1",
-    "TORCH_NCCL_TRACE_BUFFER_SIZE=2000",
-    "TORCH_NCCL_DUMP_ON_TIMEOUT=1",
-    "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=logs/nccl_trace_rank_",
+    "CUDA_DEVICE_MAX_CONNECTIONS=1",      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+    "TORCH_NCCL_AVOID_RECORD_STREAMS=1",  "NCCL_NVLS_ENABLE=0",
+    "TORCH_NCCL_HIGH_PRIORITY=1",         "NCCL_P2P_NET_CHUNKSIZE=2097152",
+    "NVTE_ALLOW_NONDETERMINISTIC_ALGO=1", "TORCH_NCCL_TRACE_BUFFER_SIZE=2000",
+    "TORCH_NCCL_DUMP_ON_TIMEOUT=1",       "TORCH_NCCL_DEBUG_INFO_TEMP_FILE=logs/nccl_trace_%j_rank_",
   };
   CHECK(lines == expected);
   for (const auto& v : environment.variables) {

@@ -2,13 +2,14 @@
 // the bytes come from: pipeline layouts and split accounting, interleaved
 // microbatch groups, cross-entropy fusion, deferred embedding wgrad, MTP,
 // fine-grained offloading, optimizers and their instances, fp8 primary
-// weights, the first-iteration peak, honesty (unknown) and saturation.
+// weights, the first-iteration peak, the optimizer step's fp32 gradients, honesty (unknown) and saturation.
 #include "support/stage_component.hpp"
 #include "config/job_spec.hpp"
 #include "estimate/activations.hpp"
 #include "estimate/error_band.hpp"
 #include "config/not_modelled.hpp"
 #include "estimate/estimate.hpp"
+#include "estimate/overheads.hpp"
 #include "estimate/pipeline.hpp"
 #include "support/builders.hpp"
 #include "util/error.hpp"
@@ -151,6 +152,26 @@ TEST_CASE("fine-grained offloading removes the offloaded modules' inputs")
   CHECK(base - offloaded == doctest::Approx(2 * 2 * 8192 * tokens));
 }
 
+TEST_CASE("fine-grained offloading of core_attn takes the unfused scores along")
+{
+  // Megatron-LM core/pipeline_parallel/fine_grained_activation_offload.py:
+  // the offloaded module runs inside PipelineOffloadManager, whose
+  // saved_tensors_hooks (__enter__, on_save_for_backward -> tensor_push)
+  // offload every tensor autograd saves there of at least 1M elements, not
+  // only the module's input; for unfused attention that is the a*s*s softmax
+  // (2 B per element, no attention dropout).
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.parallelism.tp = 8;
+  spec.training.attention_backend = lg::config::AttentionBackend::unfused;
+  const double base = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.offload_modules = {"core_attn"};
+  const double offloaded = lg::estimate::layer_activation_bytes(spec, 0);
+  const double scores = 2.0 * 64 * 4096 * 4096 / 8;
+  const double qkv = 2.0 * (64 + 2 * 8) * 128 / 8 * 4096;  // q, k, v after rope
+  CHECK(base - offloaded == doctest::Approx(scores + qkv));
+}
+
 TEST_CASE("optimizers: Muon one momentum for linear weights, Lion one, instances divide less")
 {
   // core/optimizer/__init__.py: Adam exp_avg + exp_avg_sq, Lion exp_avg;
@@ -186,10 +207,89 @@ TEST_CASE("first iteration: the optimizer's moments come after its forward/backw
 {
   // Adam state is created lazily in the first step (init_state_fn only on
   // checkpoint load: core/optimizer/optimizer.py state_dict(is_loading)).
-  const auto est = run(lg::testing::llama3_70b_sft());
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.training.optimizer.grad_dtype = "fp32";  // no fp32 gradient copy at the step
+  const auto est = run(spec);
   const auto& s = est.stages.front();
   const double params = 20.0 * (8192.0 * 80 * 128 + 64 * 128 * 8192.0 + 3 * 8192.0 * 28672) / 4;
   CHECK(s.allocated_peak_bytes - s.first_iteration_allocated_bytes > 8 * params / 2);
+}
+
+TEST_CASE("optimizer step: the fp32 copy of bf16 main gradients can be the peak")
+{
+  // Megatron-LM core/optimizer/distrib_optimizer.py
+  // _copy_model_grads_to_main_grads: shard_main_param.grad =
+  // shard_model_grad.float() (optimizer.py: main_param.grad =
+  // main_grad.float() without the distributed optimizer), alive until the
+  // next zero_grad. On a bf16 grad buffer that is 4 bytes per parameter of
+  // this rank's optimizer shard, next to the weights, grads, master and
+  // moments, after the activations are freed.
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.parallelism.tp = 8;  // DP 1: the shard is every parameter of the stage
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;
+  spec.training.recompute.num_layers = 1;
+  const auto est = run(spec);
+  const auto& s = est.stages.front();
+  const double params = static_cast<double>(est.parameters.per_gpu);
+  CHECK(lg::testing::stage_component(s, "optimizer_step_grads") == doctest::Approx(4 * params));
+  CHECK(lg::testing::stage_component(s, "activations") == 0);  // freed before the step
+  // The first iteration's report includes the step (its moments are created there).
+  CHECK(s.first_iteration_allocated_bytes == doctest::Approx(s.allocated_peak_bytes));
+  // fp32 main gradients: .float() is a no-op, nothing extra at the step.
+  spec.training.optimizer.grad_dtype = "fp32";
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "optimizer_step_grads") == 0);
+  // The precision-aware optimizer reads the bf16 shard as decoupled_grad
+  // (no fp8 primary weights here).
+  spec.training.optimizer.grad_dtype = "bf16";
+  spec.training.optimizer.precision_aware = true;
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "optimizer_step_grads") == 0);
+}
+
+TEST_CASE("GEMM workspaces: grouped GEMMs and TP overlap add Transformer Engine's own")
+{
+  // TransformerEngine transformer_engine/pytorch/cpp_extensions/gemm.py
+  // get_cublas_workspace (lru_cache, torch.empty): grouped GEMMs take one
+  // get_cublas_workspace_size_bytes() (32 MiB + 1 KiB on Hopper) per compute
+  // stream (4, common/util/multi_stream.cpp get_num_compute_streams), the
+  // userbuffers GEMMs _NUM_MAX_UB_STREAMS = 3 of them; 4 MiB each on Ampere.
+  const double ws = 32.0 * 1024 * 1024 + 1024;
+  auto spec = lg::testing::minimal_job_spec();
+  const double base = lg::estimate::gemm_workspace_bytes(spec);
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.moe->num_experts = 8;
+  spec.model.moe->moe_ffn_hidden_size = 1024;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(4 * ws));
+  spec.model.moe->grouped_gemm = false;  // SequentialMLP: one GEMM at a time
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) == doctest::Approx(base));
+  spec.parallelism.tp = 2;
+  spec.parallelism.sequence_parallel = true;
+  spec.training.tp_comm_overlap = true;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(3 * ws));
+  spec.cluster.gpu_info.generation = lg::config::GpuGeneration::ampere;
+  CHECK(lg::estimate::gemm_workspace_bytes(spec) - base == doctest::Approx(3 * 4.0 * 1024 * 1024));
+}
+
+TEST_CASE("allgather dispatcher: the gathered hidden states stay in the global buffer")
+{
+  // Megatron-LM core/transformer/moe/token_dispatcher.py token_dispatch:
+  // gather_from_sequence_parallel_region(hidden_states, group=tp_ep_group,
+  // use_global_buffer=True), kept by core/utils.py GlobalMemoryBuffer:
+  // [s*b/tp * tp*ep, h] in bf16 (the functional tests' ep8 runs: 33.5 MB).
+  auto spec = lg::testing::minimal_job_spec();
+  spec.model.hidden_size = 512;
+  spec.model.seq_length = 1024;
+  spec.training.micro_batch_size = 4;
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.moe->num_experts = 8;
+  spec.model.moe->moe_ffn_hidden_size = 1024;
+  spec.model.moe->token_dispatcher = "allgather";
+  spec.parallelism.ep = 8;
+  CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
+  const auto est = run(spec);
+  CHECK(lg::testing::stage_component(est.stages.front(), "dispatcher_buffers") ==
+        doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
+  spec.model.moe->token_dispatcher = "alltoall";  // no persistent gather buffer
+  CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == 0);
 }
 
 TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")

@@ -146,7 +146,7 @@ TEST_CASE("run_state: folding finishes attempts and the run")
   auto state = lg::launch::fold("r", records);
   REQUIRE(state.attempts.size() == 2);
   CHECK(state.attempts[0].category == "cuda_oom_fragmentation");
-  CHECK(state.attempts[0].last_state == "FAILED");
+  CHECK(lg::watch::to_string(state.attempts[0].last_state) == "FAILED");
   REQUIRE(state.current() != nullptr);
   CHECK(state.current()->fix == "expandable_segments");
   CHECK(state.attempts[1].tag == "lg-r-a002");
@@ -205,7 +205,7 @@ TEST_CASE("run_state: records written twice by two drivers count once")
   const auto state = lg::launch::fold("r", records);
   REQUIRE(state.attempts.size() == 2);
   CHECK(state.attempts[1].fix == "expandable_segments");
-  CHECK(state.outcome == "succeeded");
+  CHECK(state.outcome == lg::launch::RunResult::succeeded);
 }
 
 TEST_SUITE_END();

@@ -95,9 +95,9 @@ TEST_CASE("retry: a hardware failure on a named node is resubmitted without it, 
   input = {};
   input.category = "slurm_preemption_or_node_failure";
   input.host = "n4";
-  input.slurm_state = "NODE_FAIL";
+  input.slurm_state = lg::slurm::JobState::node_fail;
   CHECK(lg::launch::decide_retry(spec, input).exclude == std::vector<std::string>{"n4"});
-  input.slurm_state = "PREEMPTED";
+  input.slurm_state = lg::slurm::JobState::preempted;
   CHECK(lg::launch::decide_retry(spec, input).kind == lg::launch::RetryKind::none);  // without --retry-infra
 }
 

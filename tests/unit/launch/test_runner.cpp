@@ -87,12 +87,12 @@ TEST_CASE("runner: a fragmentation OOM is diagnosed and retried with expandable 
   lg::launch::begin_run(journal, f.spec, {{"kind", "test"}}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
   CHECK(outcome.finished);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   REQUIRE(state.attempts.size() == 2);
   CHECK(state.attempts[0].category == "cuda_oom_fragmentation");
-  CHECK(state.attempts[0].last_state == "FAILED");
+  CHECK(lg::watch::to_string(state.attempts[0].last_state) == "FAILED");
   CHECK(state.attempts[1].fix == "expandable_segments");
   std::ifstream script(journal.dir() / "attempt-2" / "job.sbatch");
   std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
@@ -109,7 +109,7 @@ TEST_CASE("runner: an sbatch that timed out after queueing is found by tag, neve
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].job_id == std::optional<std::string>("1000"));
@@ -130,7 +130,7 @@ TEST_CASE("runner: a run resumed after a crash between submit_started and submit
   f.client.submit_text("#!/bin/bash\n", submit);
   auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
   const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
 }
 
@@ -156,7 +156,7 @@ TEST_CASE("runner: with both submit_started and submitted damaged, a resume asks
   }
   auto reopened = lg::launch::Journal::open(f.dir / "state", journal.run_id());
   const auto outcome = lg::launch::drive_run(reopened, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);  // found by tag, not submitted again
 }
 
@@ -168,7 +168,7 @@ TEST_CASE("runner: a config error is not retried and ends the run failed")
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "failed");
+  CHECK(outcome.outcome == lg::launch::RunResult::failed);
   CHECK(f.client.submissions().size() == 1);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].category == "cpu_offload_with_pp");
@@ -197,7 +197,7 @@ TEST_CASE("runner: a hang is reported, cancelled after the grace, diagnosed hang
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.cancelled() == std::vector<std::string>{"1000"});
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
@@ -253,7 +253,7 @@ TEST_CASE("runner: with hang cancelling off a hang is only reported, and beats t
   CHECK(f.client.cancelled().empty());
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   REQUIRE(state.attempts.size() == 1);
-  CHECK(state.attempts[0].last_state == "TIMEOUT");
+  CHECK(lg::watch::to_string(state.attempts[0].last_state) == "TIMEOUT");
   CHECK(state.attempts[0].category == "hang_no_progress");
 }
 
@@ -276,7 +276,7 @@ TEST_CASE("runner: iterations that come back within the grace end the hang repor
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.cancelled().empty());
   bool resumed = false;
   for (const auto& record : journal.records()) {
@@ -298,7 +298,7 @@ TEST_CASE("runner: an Xid on a node excludes that node from the retry, recorded 
   auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
   lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   REQUIRE(f.client.submissions().size() == 2);
   const auto state = lg::launch::fold(journal.run_id(), journal.records());
   CHECK(state.attempts[0].category == "gpu_hardware");
@@ -311,6 +311,52 @@ TEST_CASE("runner: an Xid on a node excludes that node from the retry, recorded 
   CHECK(first.slurm.extra_args == f.spec.slurm.extra_args);
 }
 
+namespace {
+
+// A 4-node job that ended NODE_FAIL, as sacct records it (Slurm 22.05:
+// the job line's NodeList is the allocation; each step has its own).
+std::vector<lg::slurm::JobStatus> four_node_job_lost_a_node(JobState batch_step)
+{
+  lg::slurm::JobStatus running;
+  running.state = JobState::running;
+  running.nodes = "n[1-4]";
+  lg::slurm::JobStatus failed = running;
+  failed.state = JobState::node_fail;
+  failed.steps = {{"batch", "batch", batch_step, std::string(lg::slurm::to_string(batch_step)), {}, "n1"},
+                  {"0", "python3", JobState::node_fail, "NODE_FAIL", {}, "n[1-4]"}};
+  return {running, failed};
+}
+
+// Drive a run whose first job goes through `first_job` (a lost node), its
+// retry completing: the run's state and the first diagnosis's evidence.
+struct NodeFailRun
+{
+  lg::launch::RunState state;
+  std::vector<std::string> evidence;
+};
+
+NodeFailRun drive_node_fail_run(Fixture& f, std::vector<lg::slurm::JobStatus> first_job)
+{
+  f.client.script_next_submission(std::move(first_job));
+  f.client.script_next_submission({JobState::running, JobState::completed});
+  f.write_log("1000", megatron_iterations(1, 2));
+  f.write_log("1001", megatron_iterations(1, 100));
+  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
+  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
+  lg::launch::drive_run(journal, f.options, f.context);
+  NodeFailRun run{lg::launch::fold(journal.run_id(), journal.records()), {}};
+  for (const auto& record : journal.records()) {
+    if (record.type == "diagnosis" && run.evidence.empty()) {
+      for (const auto& e : record.data.at("evidence")) {
+        run.evidence.push_back(e.at("text").get<std::string>());
+      }
+    }
+  }
+  return run;
+}
+
+}  // namespace
+
 TEST_CASE("runner: NODE_FAIL of a one-node job with no host in the logs excludes Slurm's node")
 {
   Fixture f;
@@ -319,18 +365,37 @@ TEST_CASE("runner: NODE_FAIL of a one-node job with no host in the logs excludes
   running.nodes = "n2";  // sacct/squeue NodeList
   lg::slurm::JobStatus failed = running;
   failed.state = JobState::node_fail;
-  f.client.script_next_submission(std::vector<lg::slurm::JobStatus>{running, failed});
-  f.client.script_next_submission({JobState::running, JobState::completed});
-  f.write_log("1000", megatron_iterations(1, 2));
-  f.write_log("1001", megatron_iterations(1, 100));
-  auto journal = lg::launch::Journal::create(f.dir / "state", f.spec.name);
-  lg::launch::begin_run(journal, f.spec, {}, f.options, f.context);
-  lg::launch::drive_run(journal, f.options, f.context);
-  const auto state = lg::launch::fold(journal.run_id(), journal.records());
-  REQUIRE(state.attempts.size() == 2);
-  CHECK(state.attempts[0].category == "slurm_preemption_or_node_failure");
-  CHECK(state.attempts[0].host == "n2");
-  CHECK(state.attempts[1].exclude == std::vector<std::string>{"n2"});
+  const auto run = drive_node_fail_run(f, {running, failed});
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].category == "slurm_preemption_or_node_failure");
+  CHECK(run.state.attempts[0].host == "n2");
+  CHECK(run.state.attempts[1].exclude == std::vector<std::string>{"n2"});
+}
+
+TEST_CASE("runner: a multi-node NODE_FAIL without a host names the node only when Slurm's record leaves one")
+{
+  // The batch step (on its batch host n1) and the srun step both ended
+  // NODE_FAIL: the node both ran on, n1, is the one that failed.
+  Fixture f;
+  const auto run = drive_node_fail_run(f, four_node_job_lost_a_node(JobState::node_fail));
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].host == "n1");
+  CHECK(run.state.attempts[1].exclude == std::vector<std::string>{"n1"});
+}
+
+TEST_CASE("runner: a multi-node NODE_FAIL with several candidates names them and excludes none")
+{
+  // Only the 4-node srun step ended NODE_FAIL: any of n1..n4 may have failed.
+  Fixture f;
+  f.options.retry_infra = true;  // resubmitted unchanged, as any infrastructure failure
+  const auto run = drive_node_fail_run(f, four_node_job_lost_a_node(JobState::cancelled));
+  REQUIRE(run.state.attempts.size() == 2);
+  CHECK(run.state.attempts[0].category == "slurm_preemption_or_node_failure");
+  CHECK(run.state.attempts[0].host.empty());
+  CHECK(run.state.attempts[1].exclude.empty());
+  CHECK(std::any_of(run.evidence.begin(), run.evidence.end(), [](const std::string& text) {
+    return text.find("one of 4 candidates (n1, n2, n3, n4") != std::string::npos;
+  }));
 }
 
 TEST_CASE("runner: detach returns after submission; a later drive finishes the run")
@@ -346,7 +411,7 @@ TEST_CASE("runner: detach returns after submission; a later drive finishes the r
   CHECK(first.detached);
   CHECK(f.client.queries().empty());
   const auto second = lg::launch::drive_run(journal, f.options, f.context);
-  CHECK(second.outcome == "succeeded");
+  CHECK(second.outcome == lg::launch::RunResult::succeeded);
   CHECK(f.client.submissions().size() == 1);
 }
 
@@ -374,7 +439,7 @@ TEST_CASE("runner: a job carrying a secret: the attempt script and every journal
                         f.options, f.context);
   const auto outcome = lg::launch::drive_run(journal, f.options, f.context);
   ::umask(old_umask);
-  CHECK(outcome.outcome == "succeeded");
+  CHECK(outcome.outcome == lg::launch::RunResult::succeeded);
   const auto runner_mode_of = [](const fs::path& path) {
     struct stat info{};
     REQUIRE(::stat(path.c_str(), &info) == 0);

@@ -173,6 +173,20 @@ void check_template(const std::string& template_name)
     REQUIRE(run.env.count(name) == 1);
     CHECK(run.env.at(name) == k_payloads[i]);
   }
+  // A per-job policy value (the flight-recorder dump prefix) gets the job id
+  // the script ran as, and nothing else changes.
+  int per_job = 0;
+  for (const auto& v : environment.variables) {
+    if (v.per_job) {
+      ++per_job;
+      std::string as_run = v.value;
+      as_run.replace(as_run.find("%j"), 2, "42");
+      CAPTURE(v.name);
+      REQUIRE(run.env.count(v.name) == 1);
+      CHECK(run.env.at(v.name) == as_run);
+    }
+  }
+  CHECK(per_job == 1);
   fs::remove_all(run.dir);
 }
 

@@ -37,6 +37,15 @@ TEST_CASE("script_quote: single quotes, or $'…' when there are control charact
   CHECK_THROWS_AS(render::script_quote(std::string("a\0b", 3)), InputError);
 }
 
+TEST_CASE("script_quote_per_job: %j becomes the script's $SLURM_JOB_ID, the rest is quoted as ever")
+{
+  CHECK(render::script_quote_per_job("logs/nccl_trace_%j_rank_") == "logs/nccl_trace_\"$SLURM_JOB_ID\"_rank_");
+  CHECK(render::script_quote_per_job("%j") == "\"$SLURM_JOB_ID\"");
+  CHECK(render::script_quote_per_job("a b/%j$(x)") == "'a b/'\"$SLURM_JOB_ID\"'$(x)'");
+  CHECK(render::script_quote_per_job("plain") == "plain");
+  CHECK(render::script_quote_per_job("") == render::script_quote(""));
+}
+
 TEST_CASE("An #SBATCH value with a newline is refused, naming the field")
 {
   auto spec = testing::minimal_job_spec();

@@ -27,22 +27,51 @@ TEST_CASE("parse_sbatch_parsable: no id")
   CHECK_FALSE(parse_sbatch_parsable("12_\n"));
 }
 
-TEST_CASE("node names: one node from a NodeList, hostlists refused, the --exclude option")
+TEST_CASE("node names: a NodeList's nodes, unreadable hostlists refused, the --exclude option")
 {
-  // sacct/squeue NodeList: "n2" for a one-node job, "n[1-4]" or "n1,n3" for more,
-  // "None assigned" while pending (Slurm 22.05 on the local cluster).
-  CHECK(single_node("n2") == std::optional<std::string>("n2"));
-  CHECK(single_node("gpu-a100.rack3_07") == std::optional<std::string>("gpu-a100.rack3_07"));
-  CHECK_FALSE(single_node("n[1-4]"));
-  CHECK_FALSE(single_node("n1,n3"));
-  CHECK_FALSE(single_node("None assigned"));
-  CHECK_FALSE(single_node(""));
+  // sacct/squeue NodeList: "n2" for a one-node job, "n[1-4]" or "n1,n3" for more
+  // (Slurm's hostlist form, src/common/hostlist.c; zero-padded ranges keep their width).
+  using Nodes = std::optional<std::vector<std::string>>;
+  CHECK(expand_node_list("n2") == Nodes({"n2"}));
+  CHECK(expand_node_list("gpu-a100.rack3_07") == Nodes({"gpu-a100.rack3_07"}));
+  CHECK(expand_node_list("n[1-3]") == Nodes({"n1", "n2", "n3"}));
+  CHECK(expand_node_list("gpu[08-10,12],login1") == Nodes({"gpu08", "gpu09", "gpu10", "gpu12", "login1"}));
+  CHECK(expand_node_list("n1,n3") == Nodes({"n1", "n3"}));
+  CHECK(expand_node_list("") == Nodes(std::vector<std::string>{}));
+  CHECK_FALSE(expand_node_list("None assigned"));
+  CHECK_FALSE(expand_node_list("r[1-2]n[1-4]"));  // two brackets: not read, so not narrowed
+  CHECK_FALSE(expand_node_list("n[4-1]"));
+  CHECK_FALSE(expand_node_list("n[1-"));
+  CHECK_FALSE(expand_node_list("n[1-100000]"));
   // Bytes a log could carry as a "host" and a shell or hostlist would read.
   CHECK_FALSE(is_node_name("n1;rm -rf ~"));
   CHECK_FALSE(is_node_name("-n1"));
   CHECK_FALSE(is_node_name("n1 n2"));
   CHECK_FALSE(is_node_name(std::string(65, 'n')));
   CHECK(exclude_argument({"n1", "n3"}) == "--exclude=n1,n3");
+}
+
+TEST_CASE("node_fail_candidates: the nodes every NODE_FAIL step ran on, else the allocation")
+{
+  // sacct --format=JobID,JobName,State,ExitCode,Elapsed,NodeList,Reason,Comment
+  // of a 4-node job that lost its batch host (Slurm 22.05 column layout).
+  const auto lost_batch_host = parse_sacct("77|train|NODE_FAIL|0:0|00:10:00|n[1-4]|None|\n"
+                                           "77.batch|batch|NODE_FAIL|0:0|00:10:00|n1||\n"
+                                           "77.extern|extern|COMPLETED|0:0|00:10:00|n[1-4]||\n"
+                                           "77.0|python3|NODE_FAIL|0:0|00:09:58|n[1-4]||\n");
+  REQUIRE(lost_batch_host.size() == 1);
+  const auto one = node_fail_candidates(lost_batch_host.front());
+  CHECK(one.nodes == std::vector<std::string>{"n1"});
+  CHECK(one.source.find("77.batch, 77.0") != std::string::npos);
+  const auto lost_some_node = parse_sacct("78|train|NODE_FAIL|0:0|00:10:00|n[1-4]|None|\n"
+                                          "78.batch|batch|CANCELLED|0:15|00:10:00|n1||\n"
+                                          "78.0|python3|NODE_FAIL|0:0|00:09:58|n[1-4]||\n");
+  CHECK(node_fail_candidates(lost_some_node.front()).nodes == std::vector<std::string>{"n1", "n2", "n3", "n4"});
+  // No step record: the allocation's nodes.
+  const auto no_steps = parse_sacct("79|train|NODE_FAIL|0:0|00:10:00|gpu[01-02]|None|\n");
+  const auto both = node_fail_candidates(no_steps.front());
+  CHECK(both.nodes == std::vector<std::string>{"gpu01", "gpu02"});
+  CHECK(both.source.find("the job's NodeList") != std::string::npos);
 }
 
 TEST_CASE("parse_exit_status")

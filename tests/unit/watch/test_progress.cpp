@@ -5,6 +5,7 @@
 // evaluate() ("Evaluating iter {}/{}"), checkpointing.py ("saving checkpoint at
 // iteration {:7d} to …"); NeMo nemo/lightning/pytorch/callbacks/progress_printer.py
 // ("Training epoch 0, iteration 10/249 | … | train_step_timing in s: 2.505").
+#include "support/progress_lines.hpp"
 #include "watch/progress.hpp"
 
 #include <doctest/doctest.h>
@@ -12,19 +13,11 @@
 #include <fmt/format.h>
 
 using namespace std::chrono_literals;
+using lg::testing::megatron_iteration_line;
 using lg::watch::LogLine;
 using lg::watch::ProgressTracker;
 
 namespace {
-
-// Megatron's training_log() line for `iteration` of 1000 (the date prefix
-// is datetime.now() '%Y-%m-%d %H:%M:%S.%f').
-std::string megatron_iteration_line(long iteration, double step_ms, const std::string& stamp = "2026-08-22 15:22:22.123456")
-{
-  return fmt::format(" [{}] iteration {:8d}/{:8d} | consumed samples: {:12d} | elapsed time per iteration (ms): {:.1f} | "
-                     "learning rate: 3.000000E-04 | global batch size:    32 | lm loss: 9.817120E+00 | loss scale: 1.0 |",
-                     stamp, iteration, 1000, iteration * 32, step_ms);
-}
 
 LogLine log_line(std::string text, const std::string& file = "logs/job-7.out")
 {
