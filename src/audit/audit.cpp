@@ -133,6 +133,9 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
                   offset < static_cast<int>(text.size()) ? offset : -1);
     }
   }
+  if (options.shellcheck && !options.template_mode) {
+    detail::shellcheck_findings(context, options.shellcheck(text));
+  }
   std::stable_sort(result.findings.begin(), result.findings.end(), [](const AuditFinding& a, const AuditFinding& b) {
     const int la = a.diagnostic.where ? a.diagnostic.where->line : 0;
     const int lb = b.diagnostic.where ? b.diagnostic.where->line : 0;
@@ -185,6 +188,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
     {"audit.array_comment", Severity::error, "a `\\ #` comment inside an array: its words become elements"},
     {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
+    {"audit.shellcheck", Severity::error, "audit --shellcheck: a shellcheck code that breaks a batch job (parse errors, line breaks, arrays, cd, exec)"},
   };
   return k_rules;
 }

@@ -30,6 +30,13 @@ struct AuditFinding
   std::vector<Edit> edits;   // empty when the fix needs a person
 };
 
+// What running shellcheck gave: its json1 output, or why there is none.
+struct ShellcheckRun
+{
+  std::optional<std::string> json1;
+  std::string failure;  // "shellcheck is not on PATH", …
+};
+
 struct AuditOptions
 {
   config::GpuSpec gpu;         // the GPU the script runs on (generation matters)
@@ -42,6 +49,9 @@ struct AuditOptions
   // error, nullopt when it parses; null skips the check (`bash -n` is run by
   // the caller: only util/process spawns processes).
   std::function<std::optional<std::pair<int, std::string>>(const std::string& text)> parse_error;
+  // audit --shellcheck: shellcheck's `-f json1` output for the script text,
+  // or why it did not run; null skips it (run by the caller, like bash -n).
+  std::function<ShellcheckRun(const std::string& text)> shellcheck;
 };
 
 struct AuditResult

@@ -30,7 +30,9 @@ void hygiene_findings(FindingContext& context);  // exports, directives, placeho
 void launch_findings(FindingContext& context);   // tasks, per-task variables, container env, signal, nodes
 void secret_findings(FindingContext& context);   // set -x and tokens
 void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
-void word_findings(FindingContext& context);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
+void word_findings(FindingContext& context);
+// audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
+void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
 
 // True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
 // /path/to/…, CHANGEME.

@@ -161,10 +161,10 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
     const bool mlm = f.framework == config::Framework::megatron_lm;
     auto& finding = context.add(
       mlm ? Severity::error : Severity::warning, "env.cuda_device_max_connections_tp_cp",
-      fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with TP={} CP={} on {}: "
+      fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with {} on {}: "
                   "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
                   "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
-                  f.tp, f.cp, config::to_string(f.generation))
+                  env::tp_cp_text(f), config::to_string(f.generation))
         + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
     insert_export(context.model, *job.launch, k_cdmc, "1", finding);

@@ -105,6 +105,30 @@ std::optional<std::pair<int, std::string>> bash_parse_error(const std::string& t
   return std::make_pair(line > 0 ? line : 1, message);
 }
 
+// `shellcheck -f json1 -` on the script text (audit --shellcheck). Exit
+// status 1 means "comments found"; 2 and up, a signal or no binary: not run.
+audit::ShellcheckRun run_shellcheck(const std::string& text)
+{
+  process::Command command;
+  command.program = "shellcheck";
+  command.args = {"-f", "json1", "-"};
+  command.stdin_text = text;
+  command.timeout = std::chrono::seconds(30);
+  audit::ShellcheckRun run;
+  try {
+    const process::Result result = process::run(command);
+    if (!result.signal && (result.exit_code == 0 || result.exit_code == 1)) {
+      run.json1 = result.out;
+    } else {
+      run.failure = fmt::format("shellcheck {}: {}", process::describe_status(result),
+                                result.err.substr(0, result.err.find('\n')));
+    }
+  } catch (const lg::Error& e) {
+    run.failure = e.what();
+  }
+  return run;
+}
+
 AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& args)
 {
   po::options_description options("audit options");
@@ -113,6 +137,7 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
     ("format", po::value<std::string>(), "text | json | sarif")
     ("gpu", po::value<std::string>(), "GPU preset the scripts run on (default h100-80gb)")
     ("template", "treat the scripts as mustache templates ({{…}} are unknown values)")
+    ("shellcheck", "also report shellcheck's codes that break a batch job (needs shellcheck on PATH)")
     ("preset-dir", po::value<std::vector<std::string>>()->composing(), "extra preset directory");
   // `--fix FILE` must not read FILE as the option's value: a bare --fix is
   // --fix=write, whatever follows it.
@@ -127,7 +152,7 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
   out.scripts = parsed.positional;
   if (out.scripts.empty()) {
     UsageError error("audit: missing SCRIPT");
-    error.hint = "usage: launchguard audit SCRIPT… [--fix[=diff]] [--format text|json|sarif]";
+    error.hint = "usage: launchguard audit SCRIPT… [--fix[=diff]] [--format text|json|sarif] [--shellcheck]";
     throw error;
   }
   out.format = global.json ? "json" : "text";
@@ -155,6 +180,9 @@ AuditArgs parse(const GlobalOptions& global, const std::vector<std::string>& arg
     return std::filesystem::is_directory(dir, ec);
   };
   out.options.parse_error = bash_parse_error;
+  if (parsed.vars.count("shellcheck") != 0) {
+    out.options.shellcheck = run_shellcheck;
+  }
   return out;
 }
 

@@ -56,8 +56,8 @@ void check_connections(const JobFeatures& f, const config::JobSpec& spec,
     const bool mlm = f.framework == config::Framework::megatron_lm;
     out.push_back(finding(
       mlm ? Severity::error : Severity::warning, "env.cuda_device_max_connections_tp_cp",
-      fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is {} with TP={} CP={} on {}: {}", shown(env, k_cdmc),
-                  f.tp, f.cp, config::to_string(f.generation),
+      fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is {} with {} on {}: {}", shown(env, k_cdmc), tp_cp_text(f),
+                  config::to_string(f.generation),
                   mlm ? "Megatron-LM asserts \"Using tensor model parallelism or context "
                         "parallelism require setting the environment variable "
                         "CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/"

@@ -8,6 +8,8 @@
 #include "env/allocator_conf.hpp"
 #include "env/flight_recorder.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 
 namespace lg::env {
@@ -39,6 +41,14 @@ JobFeatures features_of(const config::JobSpec& spec)
 bool is_blackwell_or_newer(const JobFeatures& features)
 {
   return features.generation == config::GpuGeneration::blackwell;
+}
+
+std::string tp_cp_text(const JobFeatures& features)
+{
+  if (features.tp > 1 && features.cp > 1) {
+    return fmt::format("TP={} CP={}", features.tp, features.cp);
+  }
+  return features.cp > 1 ? fmt::format("CP={}", features.cp) : fmt::format("TP={}", features.tp);
 }
 
 namespace {

@@ -47,6 +47,11 @@ JobFeatures features_of(const config::JobSpec& spec);
 // True on SM >= 10 (B200, B300, GB200, GB300, VR200, R100).
 bool is_blackwell_or_newer(const JobFeatures& features);
 
+// "TP=4", "CP=2" or "TP=4 CP=2": the model-parallel sizes above 1 that make
+// CUDA_DEVICE_MAX_CONNECTIONS matter. A size of 1 is not named (an audit
+// that could not read CP must not print "CP=1").
+std::string tp_cp_text(const JobFeatures& features);
+
 struct Decision
 {
   std::string value;

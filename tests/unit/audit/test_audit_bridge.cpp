@@ -35,6 +35,8 @@ TEST_CASE("Bridge overrides: TP from a default-assigned variable reaches the CUD
   REQUIRE(cdmc.size() == 1);
   CHECK(cdmc[0]->diagnostic.severity == lg::Severity::warning);
   CHECK(cdmc[0]->diagnostic.message.find("TP=4") != std::string::npos);
+  // CP is the recipe's (unknown here): the message does not claim CP=1.
+  CHECK(cdmc[0]->diagnostic.message.find("CP=") == std::string::npos);
   CHECK(cdmc[0]->diagnostic.message.find("the recipe is taken to keep Megatron FSDP off") != std::string::npos);
   // The model is the recipe's: memory is not judged, and it says why.
   const auto memory = with_rule(r, "audit.memory_unknown");

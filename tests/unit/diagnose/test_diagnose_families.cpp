@@ -302,9 +302,11 @@ TEST_CASE("families: the launched program, script or module is not there")
   CHECK(profile.category == "none");
 }
 
-TEST_CASE("families: a launcher's negative return code is the signal; NCCL net plugins' completion errors")
+TEST_CASE("families: a cuBLAS handle that cannot be created, a launcher's negative return code, NCCL net plugins")
 {
   const Case cases[] = {
+    {"cublas_cudnn_alloc_failed", "PyTorch aten/src/ATen/cuda/CublasHandlePool.cpp TORCH_CUDABLAS_CHECK(cublasCreate)",
+     "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_INITIALIZED when calling `cublasCreate(handle)`"},
     {"host_oom",
      "DeepSpeed deepspeed/launcher/launch.py sigkill_handler: \"{cmd} exits with return code = {returncode}\"",
      "[ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python', '-u', 'train.py', '--local_rank=7'] exits with "
@@ -335,6 +337,10 @@ TEST_CASE("families: a checkpoint that does not fit the model, a container image
      "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version"},
     {"import_error", "PyTorch c10/cuda/CUDAFunctions.cpp: \"The NVIDIA driver on your system is too old (found version %d)\"",
      "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver."},
+    {"import_error", "TransformerEngine transformer_engine/common/util/logging.h NVTE_CHECK_CUDNN_FE: \"%s:%d in "
+                     "function %s: cuDNN Error: %s\" with cudnn_frontend's message",
+     "RuntimeError: /opt/te/transformer_engine/common/fused_attn/fused_attn_f16_arbitrary_seqlen.cu:1068 in function "
+     "fused_attn_arbitrary_seqlen_bwd_impl: cuDNN Error: [cudnn_frontend] Error: No execution plans support the graph."},
     {"config_error", "Slurm src/srun/launch.c: \"Unable to create step for job %u: %m\"",
      "srun: error: Unable to create step for job 123456: Memory required by task is not available"},
   };
