@@ -7,6 +7,10 @@
 #include "audit/launch.hpp"
 #include "audit/lexer.hpp"
 
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace lg::audit::detail {
 
 class Evaluator
@@ -38,6 +42,23 @@ private:
   bool m_allexport = false;
   int m_blocks = 0;         // open if/for/while/until/case/{ blocks
   int m_command_depth = 0;  // depth of the command being added
+
+  // The open blocks, for the branches the script's own values decide: an
+  // `if` branch whose condition is known false, or after a branch known
+  // taken, is dead (its commands never run), and so is all inside it.
+  struct Block
+  {
+    bool is_if = false;
+    bool parent_dead = false;
+    bool dead = false;   // the current branch (or condition) never runs
+    bool taken = false;  // an earlier branch's condition is known true
+    std::optional<bool> condition;  // of the last if/elif, once evaluated
+  };
+  std::vector<Block> m_open;
+  bool m_condition = false;  // the command being read is an if/elif condition
+  bool m_negated = false;    // … written `if ! …`
+  bool dead() const { return !m_open.empty() && m_open.back().dead; }
+  void enter_branch(const std::string& keyword);
 };
 
 } // namespace lg::audit::detail

@@ -1,6 +1,8 @@
 // The evaluator's per-command dispatch and the `bash -c` sub-scripts.
 #include "audit/shell_eval.hpp"
 
+#include "audit/shell_condition.hpp"
+
 namespace lg::audit::detail {
 
 namespace {
@@ -33,27 +35,64 @@ bool is_declare(const std::string& word)
 // trailing `{` (a function body or a group).
 void Evaluator::track_blocks(const RawCommand& raw)
 {
+  m_condition = false;
+  m_negated = false;
   std::size_t i = 0;
   for (; i < raw.words.size(); ++i) {
     const std::string kw = plain_word(raw.words[i]);
     if (kw == "fi" || kw == "done" || kw == "esac" || kw == "}") {
       m_blocks = m_blocks > 0 ? m_blocks - 1 : 0;
+      if (!m_open.empty()) {
+        m_open.pop_back();
+      }
     } else if (kw == "if" || kw == "for" || kw == "while" || kw == "until" || kw == "case" || kw == "select"
                || kw == "{") {
       ++m_blocks;
-    } else if (kw != "then" && kw != "do" && kw != "else" && kw != "elif" && kw != "!" && kw != "function") {
+      m_open.push_back(Block{kw == "if", dead(), dead(), false, std::nullopt});
+      m_condition = kw == "if";
+    } else if (kw == "then" || kw == "else" || kw == "elif") {
+      enter_branch(kw);
+    } else if (kw == "!") {
+      m_negated = m_condition && !m_negated;
+    } else if (kw != "do" && kw != "function") {
       break;
     }
   }
   m_command_depth = m_blocks;
   if (i < raw.words.size() && raw.words.size() > 1 && plain_word(raw.words.back()) == "{") {
     ++m_blocks;
+    m_open.push_back(Block{false, dead(), dead(), false, std::nullopt});
+  }
+}
+
+// `then`: the branch runs unless its condition is known false or an earlier
+// branch was known taken; `elif`: its condition is read only if no earlier
+// branch was taken; `else`: runs unless one was.
+void Evaluator::enter_branch(const std::string& keyword)
+{
+  if (m_open.empty() || !m_open.back().is_if) {
+    return;
+  }
+  Block& b = m_open.back();
+  if (keyword == "then") {
+    const bool runs = !b.taken && b.condition != false;
+    b.dead = b.parent_dead || !runs;
+    b.taken = b.taken || b.condition == true;
+  } else if (keyword == "elif") {
+    b.dead = b.parent_dead || b.taken;
+    b.condition = std::nullopt;
+    m_condition = true;
+  } else {
+    b.dead = b.parent_dead || b.taken;
   }
 }
 
 void Evaluator::command(const RawCommand& raw)
 {
   track_blocks(raw);
+  if (dead()) {
+    return;  // a branch the script's own values never take
+  }
   std::size_t idx = 0;
   while (idx < raw.words.size()) {
     const std::string kw = plain_word(raw.words[idx]);
@@ -91,6 +130,15 @@ void Evaluator::command(const RawCommand& raw)
     return;
   }
   std::vector<Word> words = expand_all(raw, idx, ci);
+  // Only a condition that ends at `; then` or a line end is one test
+  // (`[ a ] || [ b ]` is not decided from its first part).
+  if (m_condition && !m_open.empty()) {
+    auto& condition = m_open.back().condition;
+    condition = raw.terminator == ";" || raw.terminator == "\n" ? static_condition(words) : std::nullopt;
+    if (condition && m_negated) {
+      condition = !*condition;
+    }
+  }
   if (words.empty()) {
     return;
   }
