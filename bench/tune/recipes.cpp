@@ -72,40 +72,47 @@ constexpr Offload k_llama3_70b_offload[] = {
   {"gb300", "fp8_cs", 20},
 };
 
-// DeepSeek-V3's selective recompute per GPU and precision: Megatron-Bridge
+// Selective recompute per model, GPU and precision. DeepSeek-V3: Megatron-Bridge
 // v0.5.0 (fcbb6031103d0ca845c1a54d4fee55ecfcca17b6)
 // scripts/performance/configs/deepseek/deepseek_workload_base_configs.py, the V1
 // configs (recompute_modules at :53 GB300 fp8cs/nvfp4 via :67,:77, :65 GB300 bf16,
 // :75 GB300 mxfp8, :89 GB200 fp8cs/nvfp4 via :97,:106, :95 GB200 bf16, :104 GB200
 // mxfp8, :136 B300, :152 B200, :170 H100); granularity "selective" from
 // perf_recipes/deepseek/common.py:35 at the table's commit. An empty list is no
-// recompute. The GB300 MXFP8 rows at micro batch 2 ran the earlier config
+// recompute. GPT-OSS 120B: v0.3.0 (21b02e0cfb2f8ff907e0d8baee0c5205876c6812)
+// scripts/performance/configs/gpt_oss/gpt_oss_workload_base_configs.py:58 (GB200),
+// :75 (B200), :79-83 (H100), the same at the table's commit in
+// perf_recipes/gpt_oss/h100/gpt_oss.py:39-40,75-76 and b200/gpt_oss.py:39-40. The GB300 MXFP8 rows at micro batch 2 ran the earlier config
 // (v0.4.0 0fbfe7d3e970fbd75c1281d71cee586ce1f3df5e, same file :45,:53,:68:
 // FP8_MX = the GB300 V1 config, mbs 2, ["mla_up_proj"]); v0.5.0's :70,:75 is mbs 1.
 struct Recompute
 {
+  const char* model;
   const char* system;
   const char* precision;  // "" = every precision
   const char* modules;    // TOML array body
   int mbs = 0;            // 0 = every micro batch size
 };
 
-constexpr Recompute k_deepseek_v3_recompute[] = {
-  {"gb300", "bf16", "\"moe_act\""},
-  {"gb300", "mxfp8", "", 1},
-  {"gb300", "", "\"mla_up_proj\""},
-  {"gb200", "bf16", "\"mla_up_proj\""},
-  {"gb200", "mxfp8", "\"mla_up_proj\""},
-  {"gb200", "", "\"mlp\""},
-  {"b300", "", "\"mla_up_proj\""},
-  {"b200", "", "\"mla_up_proj\""},
-  {"h100-80gb", "", "\"mla_up_proj\", \"mlp\""},
+constexpr Recompute k_recipe_recompute[] = {
+  {"deepseek-v3", "gb300", "bf16", "\"moe_act\""},
+  {"deepseek-v3", "gb300", "mxfp8", "", 1},
+  {"deepseek-v3", "gb300", "", "\"mla_up_proj\""},
+  {"deepseek-v3", "gb200", "bf16", "\"mla_up_proj\""},
+  {"deepseek-v3", "gb200", "mxfp8", "\"mla_up_proj\""},
+  {"deepseek-v3", "gb200", "", "\"mlp\""},
+  {"deepseek-v3", "b300", "", "\"mla_up_proj\""},
+  {"deepseek-v3", "b200", "", "\"mla_up_proj\""},
+  {"deepseek-v3", "h100-80gb", "", "\"mla_up_proj\", \"mlp\""},
+  {"gpt-oss-120b", "h100-80gb", "", "\"layernorm\", \"moe_act\""},
+  {"gpt-oss-120b", "gb200", "", "\"layernorm\", \"moe_act\""},
+  {"gpt-oss-120b", "b200", "", "\"layernorm\", \"moe_act\""},
 };
 
-std::string deepseek_v3_recompute(const Row& row)
+std::string recipe_recompute(const Row& row)
 {
-  for (const auto& r : k_deepseek_v3_recompute) {
-    if (row.system == r.system && (*r.precision == '\0' || row.precision == r.precision)
+  for (const auto& r : k_recipe_recompute) {
+    if (row.model == r.model && row.system == r.system && (*r.precision == '\0' || row.precision == r.precision)
         && (r.mbs == 0 || r.mbs == row.mbs)) {
       if (*r.modules == '\0') {
         return {};
@@ -127,9 +134,7 @@ RecipeLines recipe_lines(const Row& row)
       out.parallelism += fmt::format("pipeline_layout = \"{}\"\n", layout);
     }
   }
-  if (row.model == "deepseek-v3") {
-    out.training += deepseek_v3_recompute(row);
-  }
+  out.training += recipe_recompute(row);
   // Llama 3.1 405B (126 layers) and Qwen3-235B-A22B (94 layers) count the
   // embedding and the loss as one layer each in the pipeline split: the
   // performance recipes start from llama31_405b_pretrain_config =
