@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
+#include <thread>
 
 namespace lg::bench {
 
@@ -49,6 +51,7 @@ bool have(const std::string& program)
 struct Run
 {
   double seconds = 0;
+  double cpu_seconds = 0;  // user + system, all threads: what the tool cost, whatever else ran
   double peak_mib = 0;
   int status = 0;
   std::string output;  // first line of stdout
@@ -61,41 +64,68 @@ Run timed(const std::string& command, const fs::path& dir)
   const fs::path output = dir / "out.txt";
   const fs::path script = dir / "command.sh";
   std::ofstream(script) << "exec " << command << "\n";  // exec: time measures the tool itself
-  const std::string line = fmt::format("/usr/bin/time -f '%e %M' -o '{}' bash '{}' > '{}' 2>&1", times.string(),
+  const std::string line = fmt::format("/usr/bin/time -f '%e %M %U %S' -o '{}' bash '{}' > '{}' 2>&1", times.string(),
                                        script.string(), output.string());
   const auto start = Clock::now();
   const int status = std::system(line.c_str());
   Run run;
   run.seconds = seconds_since(start);
   run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // GNU time writes "Command exited with non-zero status N" above the
+  // figures when the tool exits non-zero (diagnose exits 1 on a failure):
+  // the figures are the last line.
   std::ifstream in(times);
+  std::string last;
+  for (std::string text; std::getline(in, text);) {
+    if (!text.empty()) {
+      last = text;
+    }
+  }
+  std::istringstream figures(last);
   double elapsed = 0;
   long kib = 0;
-  if (in >> elapsed >> kib) {
+  double user = 0;
+  double system = 0;
+  if (figures >> elapsed >> kib >> user >> system) {
     run.peak_mib = static_cast<double>(kib) / 1024.0;
+    run.cpu_seconds = user + system;
+  } else {
+    run.peak_mib = -1;  // printed as unknown, never as a small number
   }
   std::ifstream out(output);
   std::getline(out, run.output);
   return run;
 }
 
-// Best of `tries` by wall time.
-Run best(const std::string& command, const fs::path& dir, int tries)
+// Keep the better of two runs of one command: the least wall time and,
+// separately, the least CPU time (on a shared machine either can be
+// inflated by other work).
+void keep_best(std::optional<Run>& out, const Run& run)
 {
-  Run out = timed(command, dir);
-  for (int i = 1; i < tries; ++i) {
-    Run again = timed(command, dir);
-    if (again.seconds < out.seconds) {
-      out = again;
-    }
+  if (!out) {
+    out = run;
+    return;
   }
-  return out;
+  const double cpu = std::min(out->cpu_seconds, run.cpu_seconds);
+  if (run.seconds < out->seconds) {
+    out = run;
+  }
+  out->cpu_seconds = cpu;
 }
 
 void row(std::string_view tool, const Run& run, std::size_t bytes)
 {
-  fmt::print("  {:<34} {:7.2f} s {:6.2f} GB/s  peak RSS {:7.1f} MiB  exit {}  {}\n", tool, run.seconds,
-             double(bytes) / run.seconds / 1e9, run.peak_mib, run.status, run.output.substr(0, 60));
+  fmt::print("  {:<34} {:7.2f} s {:6.2f} GB/s  CPU {:7.2f} s  peak RSS {:7.1f} MiB  exit {}  {}\n", tool, run.seconds,
+             double(bytes) / run.seconds / 1e9, run.cpu_seconds, run.peak_mib, run.status, run.output.substr(0, 60));
+  std::fflush(stdout);
+}
+
+std::string load_average()
+{
+  std::ifstream in("/proc/loadavg");
+  std::string one;
+  in >> one;
+  return one.empty() ? "unknown" : one;
 }
 
 struct Case
@@ -109,26 +139,39 @@ struct Case
 
 void measure(const Case& c, const SpeedOptions& options, const fs::path& dir, const std::string& patterns)
 {
-  fmt::print("\n{} ({:.2f} GB)\n", c.title, double(c.bytes) / 1e9);
-  const int tries = c.bytes > (6ull << 30) ? 1 : 2;
-  const Run lg = best(fmt::format("{} diagnose {}", options.launchguard, c.diagnose_args), dir, tries);
-  row("launchguard diagnose", lg, c.bytes);
+  fmt::print("\n{} ({:.2f} GB; load average {} on {} CPUs)\n", c.title, double(c.bytes) / 1e9, load_average(),
+             std::thread::hardware_concurrency());
+  // diagnose and rg alternate, best of `tries` each, so a burst of other
+  // work on the machine does not land on one tool only.
+  const int tries = c.bytes > (6ull << 30) ? 1 : 3;
+  const bool with_rg = !c.rg_args.empty() && have("rg");
+  std::optional<Run> lg_run;
   std::optional<Run> rg;
-  if (!c.rg_args.empty() && have("rg")) {
-    rg = best(fmt::format("rg --no-config -c -f {} {}", patterns, c.rg_args), dir, tries);
+  for (int i = 0; i < tries; ++i) {
+    keep_best(lg_run, timed(fmt::format("{} diagnose {}", options.launchguard, c.diagnose_args), dir));
+    if (with_rg) {
+      keep_best(rg, timed(fmt::format("rg --no-config -c -f {} {}", patterns, c.rg_args), dir));
+    }
+  }
+  const Run lg = *lg_run;
+  row("launchguard diagnose", lg, c.bytes);
+  if (with_rg) {
     row("rg -c -f patterns", *rg, c.bytes);
   } else if (!c.rg_args.empty()) {
     fmt::print("  rg: not installed (apt-get install ripgrep); no ratio against ripgrep\n");
   }
   std::optional<Run> grep;
   if (!c.grep_args.empty()) {
-    grep = best(fmt::format("LC_ALL=C grep -E -c -f {} {}", patterns, c.grep_args), dir, 1);
+    // `env`: the script execs the tool, and exec takes no assignments.
+    grep = timed(fmt::format("env LC_ALL=C grep -E -c -f {} {}", patterns, c.grep_args), dir);
     row("grep -E -c -f patterns (LC_ALL=C)", *grep, c.bytes);
   }
   fmt::print("  => diagnose is {}{}; peak RSS {:.1f} MiB\n",
-             rg ? fmt::format("{:.2f}x ripgrep's speed", rg->seconds / lg.seconds) : std::string("(no rg)"),
-             grep ? fmt::format(", {:.2f}x grep -E's", grep->seconds / lg.seconds) : std::string(),
-             lg.peak_mib);
+             rg ? fmt::format("{:.2f}x ripgrep's speed (wall; {:.2f}x in CPU time)", rg->seconds / lg.seconds,
+                              rg->cpu_seconds / lg.cpu_seconds)
+                : std::string("(no rg)"),
+             grep ? fmt::format(", {:.2f}x grep -E's", grep->seconds / lg.seconds) : std::string(), lg.peak_mib);
+  std::fflush(stdout);
 }
 
 double free_gb(const fs::path& dir)

@@ -1,6 +1,6 @@
 // Scan speed of the command users run (`launchguard diagnose`, the real
 // binary) against ripgrep and grep -E with the catalogue's patterns, with
-// each one's wall time and peak RSS, on generated logs.
+// each one's wall time, CPU time and peak RSS, on generated logs.
 #pragma once
 
 #include "diagnose/matcher.hpp"

@@ -1,5 +1,7 @@
 #include "rows.hpp"
 
+#include "recipes.hpp"
+
 #include <fmt/core.h>
 
 namespace lg::bench {
@@ -62,13 +64,8 @@ std::string job_text(const Row& row)
   if (row.vpp > 1) {
     text += fmt::format("vpp = {}\n", row.vpp);
   }
-  // Llama 3.1 405B's 126 layers on PP 8/16: Bridge counts the embedding and the loss as a
-  // layer each (account_for_embedding/loss_in_pipeline_split), i.e. one layer fewer on the
-  // first and last stage; the nearest JobSpec form is first/last_stage_layers.
-  if (row.model == "llama3.1-405b" && row.pp > 1 && 126 % row.pp != 0 && 128 % row.pp == 0) {
-    text += fmt::format("first_stage_layers = {}\nlast_stage_layers = {}\n", 128 / row.pp - 1,
-                        128 / row.pp - 1);
-  }
+  const auto recipe = recipe_lines(row);
+  text += recipe.parallelism;
   if (row.ep > 1) {
     text += "etp = 1\n";
   }
@@ -78,6 +75,7 @@ std::string job_text(const Row& row)
                       "optimizer = {{ grad_dtype = \"bf16\" }}\n",
                       row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false",
                       row.fsdp > 0 ? "megatron" : "none");
+  text += recipe.training;
   if (row.task == "lora") {
     text += "[peft]\nmethod = \"lora\"\n";
   }

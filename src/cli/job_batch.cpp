@@ -168,7 +168,8 @@ int run_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const JudgeO
       } else if (!batch_line_is_blank(line->text)) {
         JobSource source;
         source.json_line = std::move(line->text);
-        source.display = name;
+        source.display = input.name();
+        source.line = static_cast<int>(line->number);
         runner.run(source, name);
       }
     }

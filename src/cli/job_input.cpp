@@ -207,7 +207,7 @@ config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source)
   if (!source.path.empty()) {
     spec = config::load_job_file(source.path, options);
   } else if (!source.json_line.empty()) {
-    spec = config::load_job_json(source.json_line, source.display, options);
+    spec = config::load_job_json(source.json_line, source.display, source.line, options);
   } else if (!source.toml_text.empty()) {
     spec = config::load_job_text(source.toml_text, source.display, options);
   } else if (!parsed.passthrough.empty() && !bridge_line) {

@@ -54,7 +54,7 @@ config::JobSpec load_job(const ParsedArgs& parsed);
 bool has_job_inputs_besides_file(const ParsedArgs& parsed);
 
 // What the job is read from when not positional[0]: a job file, one JSON
-// object line of a batch (cli/job_batch.hpp) named `display` ("<stdin>:3"),
+// object line of a batch (cli/job_batch.hpp), line `line` of `display`,
 // or a job file's text made by the command itself (tune's job from --model or
 // --hf-config and --gpus) named `display` ("tune --model"). The other inputs
 // of `parsed` (--hf-config, Bridge inputs, --gpu/--nodes) layer on each as on
@@ -64,7 +64,8 @@ struct JobSource
   std::string path;       // a job file (TOML); empty for a JSON line
   std::string json_line;  // one JSON object, when path is empty
   std::string toml_text;  // a generated job file, when path and json_line are empty
-  std::string display;    // the JSON line's or the text's name for locations
+  std::string display;    // the JSON line's file or the text's name for locations
+  int line = 0;           // the JSON line's number in `display`
 };
 config::JobSpec load_job(const ParsedArgs& parsed, const JobSource& source);
 

@@ -21,7 +21,7 @@ std::optional<SourceLocation> JobSpec::location_of(const std::string& key) const
     probe.resize(dot);
   }
   if (!source_file.empty()) {
-    return SourceLocation{source_file, 0, 0};
+    return SourceLocation{source_file, source_line, 0};
   }
   return std::nullopt;
 }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <limits>
+#include <map>
+#include <vector>
 
 namespace lg::config {
 
@@ -26,24 +28,34 @@ constexpr const char* k_job_json_hint =
   throw error;
 }
 
+// Where each object key of the line starts: dotted path ("env.NCCL_DEBUG",
+// "training.recompute.modules") -> 1-based byte column of its opening quote.
+using JsonKeyColumns = std::map<std::string, std::uint32_t>;
+
+// What the table builder needs besides the value: the line's name for
+// messages, its number, and where its keys are.
+struct JobJsonContext
+{
+  const std::string& display_name;
+  std::uint32_t line;
+  const JsonKeyColumns& columns;
+};
+
 // The TOML table or array of a JSON object or array at `path`
 // ("parallelism.tp", for messages). Recursive: job_json_too_deep has bounded
 // the depth before parsing.
-toml::table job_json_table(const json& object, const std::string& path, const std::string& display_name);
+toml::table job_json_table(const json& object, const std::string& path, const JobJsonContext& context);
 
-toml::array job_json_array(const json& array, const std::string& path, const std::string& display_name);
+toml::array job_json_array(const json& array, const std::string& path, const JobJsonContext& context);
 
 // Add `value` to `out` through `insert` (a table's key or an array's end).
 template<typename Insert>
-void job_json_value(const json& value, const std::string& path, const std::string& display_name, Insert&& insert)
+void job_json_value(const json& value, const std::string& path, const JobJsonContext& context, Insert&& insert)
 {
+  const std::string& display_name = context.display_name;
   switch (value.type()) {
-  case json::value_t::object:
-    insert(job_json_table(value, path, display_name));
-    return;
-  case json::value_t::array:
-    insert(job_json_array(value, path, display_name));
-    return;
+  case json::value_t::object: insert(job_json_table(value, path, context)); return;
+  case json::value_t::array: insert(job_json_array(value, path, context)); return;
   case json::value_t::string:
     insert(value.get<std::string>());
     return;
@@ -75,29 +87,86 @@ void job_json_value(const json& value, const std::string& path, const std::strin
   throw_job_json_error(display_name, fmt::format("{}: not a JSON value a job file can hold", path));
 }
 
-toml::table job_json_table(const json& object, const std::string& path, const std::string& display_name)
+toml::table job_json_table(const json& object, const std::string& path, const JobJsonContext& context)
 {
   toml::table table;
   for (const auto& item : object.items()) {
     // A named copy: clang 14 cannot capture a structured binding (C++20 P1091).
     const std::string& key = item.key();
     const std::string inner = path.empty() ? key : path + "." + key;
-    job_json_value(item.value(), inner, display_name, [&](auto&& node) {
-      table.insert_or_assign(key, std::forward<decltype(node)>(node));
-    });
+    // The key carries its place on the line, as a parsed TOML key does: the
+    // schema walk locates findings and orders [env] by it.
+    toml::source_region where;
+    if (const auto column = context.columns.find(inner); column != context.columns.end()) {
+      where.begin = {context.line, column->second};
+      where.end = where.begin;
+    }
+    const toml::key located(key, std::move(where));
+    job_json_value(item.value(), inner, context,
+                   [&](auto&& node) { table.insert_or_assign(located, std::forward<decltype(node)>(node)); });
   }
   return table;
 }
 
-toml::array job_json_array(const json& array, const std::string& path, const std::string& display_name)
+toml::array job_json_array(const json& array, const std::string& path, const JobJsonContext& context)
 {
   toml::array out;
   std::size_t index = 0;
   for (const auto& value : array) {
-    job_json_value(value, fmt::format("{}[{}]", path, index++), display_name,
+    job_json_value(value, fmt::format("{}[{}]", path, index++), context,
                    [&](auto&& node) { out.push_back(std::forward<decltype(node)>(node)); });
   }
   return out;
+}
+
+// The columns of the object keys of `text`, valid JSON that nlohmann has
+// parsed (so no error handling here); a repeated key keeps its last place,
+// as its value is the last one. Paths are built as job_json_table builds
+// them; array elements are "[i]".
+JsonKeyColumns job_json_key_columns(std::string_view text)
+{
+  struct Open
+  {
+    std::string path;
+    bool object;
+    std::size_t index = 0;  // of the array element being read
+  };
+  JsonKeyColumns columns;
+  std::vector<Open> open;
+  std::string key;          // the last key read, until its value starts
+  bool expect_key = false;  // inside an object, after '{' or ','
+  auto element_path = [&]() {
+    const Open& top = open.back();
+    if (top.object) {
+      return top.path.empty() ? key : top.path + "." + key;
+    }
+    return fmt::format("{}[{}]", top.path, top.index);
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const std::size_t start = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        i += text[i] == '\\' ? 1 : 0;
+      }
+      if (expect_key) {
+        key = json::parse(text.substr(start, i + 1 - start)).get<std::string>();
+        columns[element_path()] = static_cast<std::uint32_t>(start + 1);
+        expect_key = false;
+      }
+    } else if (c == '{' || c == '[') {
+      std::string path = open.empty() ? std::string() : element_path();
+      open.push_back({std::move(path), c == '{'});
+      expect_key = c == '{';
+    } else if ((c == '}' || c == ']') && !open.empty()) {
+      open.pop_back();
+      expect_key = false;
+    } else if (c == ',' && !open.empty()) {
+      open.back().index += 1;
+      expect_key = open.back().object;
+    }
+  }
+  return columns;
 }
 
 // The column where `text` first nests arrays/objects deeper than the limit,
@@ -140,8 +209,9 @@ std::string job_json_parse_message(const char* what)
 
 } // namespace
 
-JobSpec load_job_json(std::string_view text, const std::string& display_name, const LoadOptions& options)
+JobSpec load_job_json(std::string_view text, const std::string& file, int line, const LoadOptions& options)
 {
+  const std::string display_name = fmt::format("{}:{}", file, line);
   if (const std::size_t column = job_json_too_deep(text); column != 0) {
     throw_job_json_error(fmt::format("{}:{}", display_name, column),
                          fmt::format("nested more than {} levels", k_max_toml_depth));
@@ -158,8 +228,10 @@ JobSpec load_job_json(std::string_view text, const std::string& display_name, co
   if (!document.is_object()) {
     throw_job_json_error(display_name, fmt::format("a job must be a JSON object, got {}", document.type_name()));
   }
-  const toml::table table = job_json_table(document, "", display_name);
-  return load_job_table(table, display_name, options);
+  const JsonKeyColumns columns = job_json_key_columns(text);
+  const JobJsonContext context{display_name, static_cast<std::uint32_t>(line), columns};
+  const toml::table table = job_json_table(document, "", context);
+  return load_job_table(table, file, options, line);
 }
 
 } // namespace lg::config

@@ -11,11 +11,13 @@
 
 namespace lg::config {
 
-// Load the job in `text`, one JSON object; `display_name` ("<stdin>:3", the
-// input and its line) is the location of every finding and error. Throws
+// Load the job in `text`, one JSON object, line `line` of `file` ("<stdin>",
+// 3): a key's findings and errors are located at its column on that line
+// ("<stdin>:3:41"), the job's own at the line ("<stdin>:3"), and [env] keeps
+// the object's order. Throws
 // InputError (exit 2) for text that is not JSON (with the column), a value
 // that is not an object, `null`, an integer outside 64 bits, nesting deeper
 // than k_max_toml_depth, and whatever load_job_text refuses.
-JobSpec load_job_json(std::string_view text, const std::string& display_name, const LoadOptions& options);
+JobSpec load_job_json(std::string_view text, const std::string& file, int line, const LoadOptions& options);
 
 } // namespace lg::config

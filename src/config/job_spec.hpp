@@ -278,6 +278,7 @@ struct JobSpec
   // Where each key came from: "parallelism.tp" -> job.toml:12:6. Keys from a
   // preset point into the preset file. Used by rules to place findings.
   std::string source_file;
+  int source_line = 0;  // a job read from one line (a JSON line): its number
   std::map<std::string, SourceLocation> locations;
   // Warnings found while reading the inputs (a Hugging Face field read but not
   // usable, a Bridge setting that changes memory but is not modelled). Preflight
@@ -285,7 +286,7 @@ struct JobSpec
   std::vector<Diagnostic> input_findings;
 
   // Return the location of `key`, or of the section it belongs to, or of the
-  // job file itself.
+  // job file (its line, for a JSON line) itself.
   std::optional<SourceLocation> location_of(const std::string& key) const;
 };
 

@@ -50,9 +50,11 @@ std::string read_file(const fs::path& path, std::string_view what = "job file")
     if (i > 0) {
       text += "\n";
     }
-    // A job read from a JSON line has no TOML positions: the file names the line.
-    if (p.where.line > 0) {
+    // A finding on a whole JSON-line job has a line but no column.
+    if (p.where.line > 0 && p.where.column > 0) {
       text += fmt::format("{}:{}:{}: {}", p.where.file, p.where.line, p.where.column, p.message);
+    } else if (p.where.line > 0) {
+      text += fmt::format("{}:{}: {}", p.where.file, p.where.line, p.message);
     } else {
       text += fmt::format("{}: {}", p.where.file, p.message);
     }
@@ -245,10 +247,11 @@ JobSpec load_job_text(std::string_view text, const std::string& display_name, co
   return load_job_table(parse_job_toml(text, display_name), display_name, options);
 }
 
-JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options)
+JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options, int line)
 {
   JobSpec spec;
   spec.source_file = display_name;
+  spec.source_line = line;
   TomlReader reader(spec, display_name);
   if (const auto* model = table["model"].as_table()) {
     if (const auto* preset = model->get("preset")) {
@@ -262,7 +265,8 @@ JobSpec load_job_table(const toml::table& table, const std::string& display_name
     apply_hf_config(spec, *options.hf_config);
   }
   walk(reader, table, job_schema(), {});
-  // toml++ iterates keys by name; the environment keeps the file's order.
+  // toml++ iterates keys by name; the environment keeps the file's (or the
+  // JSON object's) order.
   std::stable_sort(spec.env.begin(), spec.env.end(), [&](const auto& a, const auto& b) {
     const auto& la = spec.locations["env." + a.first];
     const auto& lb = spec.locations["env." + b.first];

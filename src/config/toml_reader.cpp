@@ -24,11 +24,20 @@ void TomlReader::set_key(std::string key, const SourceLocation& where)
 
 SourceLocation TomlReader::location(const toml::node& node) const
 {
+  // A value built in memory (a JSON line) has no position: its key's.
+  if (node.source().begin.line == 0 && !m_key.empty()) {
+    if (const auto it = m_spec.locations.find(m_key); it != m_spec.locations.end()) {
+      return it->second;
+    }
+  }
   return location(node.source());
 }
 
 SourceLocation TomlReader::location(const toml::source_region& source) const
 {
+  if (source.begin.line == 0) {
+    return SourceLocation{m_file, m_spec.source_line, 0};  // built in memory: the job's line, if any
+  }
   return SourceLocation{m_file, static_cast<int>(source.begin.line),
                         static_cast<int>(source.begin.column)};
 }
@@ -280,8 +289,10 @@ void walk(TomlReader& reader,
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
     const auto* sub = node.as_table();
+    // A section's place: its table's (a [header]), else its key's (a JSON line).
+    const SourceLocation where = node.source().begin.line != 0 ? reader.location(node) : reader.location(key.source());
     if (sub != nullptr && find_section(schema, name) != nullptr) {
-      reader.spec().locations.emplace(name, reader.location(node));
+      reader.spec().locations.emplace(name, where);
       walk_table(reader, *sub, name, schema, skip);
       continue;
     }
@@ -292,9 +303,9 @@ void walk(TomlReader& reader,
       hint = fmt::format("known sections: {}", fmt::format("{}", fmt::join(top, ", ")));
     }
     if (sub != nullptr) {
-      reader.report(node, fmt::format("unknown section [{}]", name), hint);
+      reader.report_at(where, fmt::format("unknown section [{}]", name), hint);
     } else {
-      reader.report(node, fmt::format("key '{}' must be inside a section", name), hint);
+      reader.report_at(where, fmt::format("key '{}' must be inside a section", name), hint);
     }
   }
 }

@@ -117,9 +117,11 @@ void walk(TomlReader& reader,
 
 struct LoadOptions;
 
-// Load a job from `table` as load_job_text does (config/loader.cpp), for a
-// table built in memory (a JSON line, config/job_json.hpp): its nodes have no
-// positions, so every location is `display_name` alone.
-JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options);
+// Load a job from `table` as load_job_text does (config/loader.cpp), also
+// for a table built in memory (a JSON line, config/job_json.hpp): there only
+// the keys carry positions (line `line` of `display_name`), and a finding on
+// the whole job is located at that line.
+JobSpec load_job_table(const toml::table& table, const std::string& display_name, const LoadOptions& options,
+                       int line = 0);
 
 } // namespace lg::config

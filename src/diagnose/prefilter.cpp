@@ -43,9 +43,16 @@ std::uint32_t slot(std::uint32_t key)
 bool usable(const std::string& atom)
 {
   return atom.size() >= static_cast<std::size_t>(k_min_atom)
-         && std::none_of(atom.begin(), atom.end(), [](char c) {
-              return static_cast<unsigned char>(c) >= 0x80 || c == '\n';
-            });
+         && std::none_of(atom.begin(), atom.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+}
+
+// Patterns are matched one line at a time, so an atom holding a line end
+// (`\s` expanded to "\n" in `(^|\s)OUT_OF_MEMORY\s+`) is never in a line:
+// it is absent from every line, not a reason to scan for the pattern
+// without a prefilter.
+bool spans_lines(const std::string& atom)
+{
+  return atom.find('\n') != std::string::npos;
 }
 
 // Return atoms at least one of which every match of `pattern` contains, or
@@ -69,8 +76,11 @@ std::optional<std::vector<std::string>> required_atoms(const std::string& patter
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return atoms[a].size() < atoms[b].size(); });
-  std::vector<bool> kept(atoms.size(), true);
+  std::vector<bool> kept(atoms.size(), true);  // kept: may be relied on as absent
   for (const std::size_t candidate : order) {
+    if (spans_lines(atoms[candidate])) {
+      continue;  // absent from every line: always safe to rely on
+    }
     kept[candidate] = false;
     std::vector<int> present;  // every atom not kept: could be in the text
     for (std::size_t i = 0; i < atoms.size(); ++i) {
@@ -84,12 +94,15 @@ std::optional<std::vector<std::string>> required_atoms(const std::string& patter
   }
   std::vector<std::string> out;
   for (std::size_t i = 0; i < atoms.size(); ++i) {
-    if (kept[i]) {
+    if (kept[i] && !spans_lines(atoms[i])) {
       if (!usable(atoms[i])) {
         return std::nullopt;
       }
       out.push_back(atoms[i]);
     }
+  }
+  if (out.empty()) {
+    return std::nullopt;  // only line-spanning atoms: leave it to the DFA
   }
   return out;
 }

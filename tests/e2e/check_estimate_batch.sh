@@ -63,9 +63,12 @@ set -e
 expect_eq "$rc" "2"
 expect_contains check.txt "==> bad-key.toml <=="
 expect_contains check.txt "launchguard: error: bad-key.toml:4:1: unknown key 'ppp' in [parallelism]"
-expect_contains check.txt "launchguard: error: <stdin>:3: parallelism.tp must be an integer, got string \"two\""
+# A key's error is at its column on the line; a finding on the whole job
+# (no key of the line to blame) at the line alone.
+expect_contains check.txt "launchguard: error: <stdin>:3:52: parallelism.tp must be an integer, got string \"two\""
 expect_contains check.txt "launchguard: error: <stdin>:6: line longer than 16 MiB"
 expect_contains check.txt "<stdin>:5: error: "
+expect_contains check.txt "<stdin>:5:36: error: "
 expect_contains check.txt "8 job(s): 2 ok, 1 with errors, 5 not read"
 
 # Only jobs with findings: the worst is 1; all clean: 0.

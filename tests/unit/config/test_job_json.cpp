@@ -22,7 +22,7 @@ lg::config::LoadOptions job_json_presets()
 std::string job_json_error(const std::string& line)
 {
   try {
-    lg::config::load_job_json(line, "<stdin>:7", job_json_presets());
+    lg::config::load_job_json(line, "<stdin>", 7, job_json_presets());
   } catch (const lg::InputError& e) {
     return std::string(e.what()) + " | hint: " + e.hint;
   }
@@ -39,7 +39,7 @@ TEST_CASE("job_json: a JSON object loads like the same job file")
     R"({"job": {"name": "j"}, "model": {"preset": "llama3-8b", "seq_length": 8192},)"
     R"( "parallelism": {"tp": 2, "sequence_parallel": true}, "training": {"precision": "bf16",)"
     R"( "recompute": {"granularity": "selective", "modules": ["core_attn"]}}, "env": {"NCCL_DEBUG": "WARN"}})",
-    "<stdin>:1", job_json_presets());
+    "<stdin>", 1, job_json_presets());
   const auto from_toml = lg::config::load_job_text(
     "[job]\nname = \"j\"\n[model]\npreset = \"llama3-8b\"\nseq_length = 8192\n[parallelism]\ntp = 2\n"
     "sequence_parallel = true\n[training]\nprecision = \"bf16\"\n"
@@ -53,19 +53,70 @@ TEST_CASE("job_json: a JSON object loads like the same job file")
   CHECK(from_json.training.precision == from_toml.training.precision);
   CHECK(from_json.training.recompute.modules == from_toml.training.recompute.modules);
   CHECK(from_json.env == from_toml.env);
-  // The location of a key is the line: a JSON object has no TOML positions.
-  REQUIRE(from_json.location_of("parallelism.tp").has_value());
-  CHECK(from_json.location_of("parallelism.tp")->file == "<stdin>:1");
-  CHECK(from_json.location_of("parallelism.tp")->line == 0);
+}
+
+TEST_CASE("job_json: a key is located at its column on the line, the whole job at the line")
+{
+  // Issue 10: every finding of a JSON-line job was placed at the line alone
+  // (file "<stdin>:1", line 0), whatever key it was about.
+  const std::string line =
+    R"({"model": {"preset": "llama3-8b"}, "parallelism": {"tp": 2}, "env": {"NCCL_DEBUG": "WARN"}})";
+  const auto spec = lg::config::load_job_json(line, "jobs.jsonl", 4, job_json_presets());
+  const auto column_of = [&](const std::string& quoted) { return static_cast<int>(line.find(quoted)) + 1; };
+  const auto tp = spec.location_of("parallelism.tp");
+  REQUIRE(tp.has_value());
+  CHECK(tp->file == "jobs.jsonl");
+  CHECK(tp->line == 4);
+  CHECK(tp->column == column_of("\"tp\""));
+  CHECK(spec.location_of("env.NCCL_DEBUG")->column == column_of("\"NCCL_DEBUG\""));
+  CHECK(spec.location_of("parallelism")->column == column_of("\"parallelism\""));
+  // A key the line does not set: its section's place, else the line itself
+  // (no column: nothing on the line is to blame).
+  CHECK(spec.location_of("parallelism.pp")->column == column_of("\"parallelism\""));
+  const auto whole = spec.location_of("training.global_batch_size");
+  REQUIRE(whole.has_value());
+  CHECK(whole->file == "jobs.jsonl");
+  CHECK(whole->line == 4);
+  CHECK(whole->column == 0);
+}
+
+TEST_CASE("job_json: [env] keeps the JSON object's order, as a job file keeps its own")
+{
+  // Issue 10: the variables came out sorted by name (nlohmann's and toml++'s
+  // maps), so `check --jsonl` composed a different script than the same job
+  // file; order matters for values that name earlier variables.
+  const auto spec = lg::config::load_job_json(
+    R"({"env": {"ZZ_LAST_NAME": "1", "AA": "2", "MM": "$AA"}, "model": {"preset": "llama3-8b"}})", "<stdin>", 1,
+    job_json_presets());
+  REQUIRE(spec.env.size() == 3);
+  CHECK(spec.env[0].first == "ZZ_LAST_NAME");
+  CHECK(spec.env[1].first == "AA");
+  CHECK(spec.env[2].first == "MM");
+  const auto from_toml = lg::config::load_job_text(
+    "[env]\nZZ_LAST_NAME = \"1\"\nAA = \"2\"\nMM = \"$AA\"\n[model]\npreset = \"llama3-8b\"\n", "job.toml",
+    job_json_presets());
+  CHECK(spec.env == from_toml.env);
+  // Escaped names and nested objects before [env] do not shift the columns.
+  const std::string tricky =
+    R"({"job": {"name": "a\"{,b"}, "env": {"B\u0041R": "x", "A": "y"}, "model": {"preset": "llama3-8b"}})";
+  const auto escaped = lg::config::load_job_json(tricky, "<stdin>", 2, job_json_presets());
+  REQUIRE(escaped.env.size() == 2);
+  CHECK(escaped.env[0].first == "BAR");
+  CHECK(escaped.env[1].first == "A");
+  CHECK(escaped.location_of("env.BAR")->column == static_cast<int>(tricky.find("\"B\\u0041R\"")) + 1);
 }
 
 TEST_CASE("job_json: schema errors name the line and the key, with the schema's hint")
 {
+  // Located at the key's column on the line (the opening quote, 1-based).
   const std::string typo = job_json_error(R"({"model": {"preset": "llama3-8b"}, "parallelism": {"ppp": 2}})");
-  CHECK(typo.find("<stdin>:7: unknown key 'ppp' in [parallelism]") != std::string::npos);
+  CHECK(typo.find("<stdin>:7:52: unknown key 'ppp' in [parallelism]") != std::string::npos);
   CHECK(typo.find("did you mean 'pp'?") != std::string::npos);
   const std::string type = job_json_error(R"({"model": {"preset": "llama3-8b"}, "parallelism": {"tp": "four"}})");
-  CHECK(type.find("<stdin>:7: parallelism.tp must be an integer, got string \"four\"") != std::string::npos);
+  CHECK(type.find("<stdin>:7:52: parallelism.tp must be an integer, got string \"four\"") != std::string::npos);
+  // A problem of the whole job: the line, no column.
+  const std::string whole = job_json_error(R"({"parallelism": {"tp": 1}})");
+  CHECK(whole.find("<stdin>:7: model.num_layers is required") == 0);
   const std::string fraction = job_json_error(R"({"model": {"preset": "llama3-8b"}, "parallelism": {"tp": 2.5}})");
   CHECK(fraction.find("parallelism.tp must be an integer") != std::string::npos);
 }
@@ -91,7 +142,7 @@ TEST_CASE("job_json: nesting is refused before parsing, brackets in strings do n
   // 64 levels: the object and 63 arrays; the 65th bracket is at column 70.
   CHECK(message.find("<stdin>:7:70: nested more than 64 levels") == 0);
   const std::string quoted = "{\"job\": {\"name\": \"" + std::string(200, '[') + "\"}, \"model\": {\"preset\": \"llama3-8b\"}}";
-  CHECK(lg::config::load_job_json(quoted, "<stdin>:1", job_json_presets()).name == std::string(200, '['));
+  CHECK(lg::config::load_job_json(quoted, "<stdin>", 1, job_json_presets()).name == std::string(200, '['));
 }
 
 TEST_SUITE_END();
