@@ -209,7 +209,8 @@ TEST_CASE("NCCL flight recorder: on, dumping on timeout, the dumps next to the l
   // %j, the job id, filled in by the job script: a retry's dumps do not
   // overwrite the failed attempt's (DebugInfoWriter opens the file for
   // writing, truncating it).
-  const auto* per_job = env::compose(spec, {}).find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  const env::Environment composed = env::compose(spec, {});
+  const auto* per_job = composed.find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
   REQUIRE(per_job != nullptr);
   CHECK(per_job->per_job);
   spec.launch.output = "/scratch/me/%x-%j.out";
