@@ -229,7 +229,8 @@ TEST_CASE("NCCL flight recorder: on, dumping on timeout, the dumps next to the l
   // taken literally (no %j expansion).
   spec.env = {{"TORCH_NCCL_TRACE_BUFFER_SIZE", "0"}, {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "/scratch/fr_%j_"}};
   CHECK(compose_value(spec, "TORCH_NCCL_TRACE_BUFFER_SIZE") == "0");
-  const auto* user = env::compose(spec, {}).find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
+  const env::Environment users_own = env::compose(spec, {});
+  const auto* user = users_own.find("TORCH_NCCL_DEBUG_INFO_TEMP_FILE");
   REQUIRE(user != nullptr);
   CHECK_FALSE(user->per_job);
 }
