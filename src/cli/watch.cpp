@@ -176,7 +176,7 @@ int watch_jobs(const GlobalOptions& global, const ParsedArgs& parsed, const std:
       }
       for (const auto& update : cycle.updates) {
         const watch::ObservedState seen = update.vanished
-                                            ? watch::ObservedState{watch::ObservedState::Kind::vanished, slurm::JobState::unknown}
+                                            ? watch::ObservedState::vanished()
                                             : watch::observed_state(update.status);
         if (update.vanished) {
           live.context.progress(fmt::format("job {} is unknown to Slurm (neither squeue nor sacct) for {:.0f} s: "

@@ -242,7 +242,7 @@ void watch_attempt(Journal& journal, const AttemptState& attempt, const config::
                                    "it vanished",
                                    attempt.number, job_id,
                                    std::chrono::duration<double>(update.missing_for).count()));
-          last_state = {watch::ObservedState::Kind::vanished, slurm::JobState::unknown};
+          last_state = watch::ObservedState::vanished();
           continue;
         }
         if (!update.status.nodes.empty()) {

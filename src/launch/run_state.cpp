@@ -131,7 +131,7 @@ void apply(RunState& state, const Record& record)
       return;  // recorded twice (a second driver recovered it by tag)
     }
     attempt->job_id = d.value("job_id", "");
-    attempt->last_state = {watch::ObservedState::Kind::submitted, slurm::JobState::unknown};
+    attempt->last_state = watch::ObservedState::submitted();
   } else if (record.type == "state") {
     attempt->last_state = watch::parse_observed_state(d.value("state", ""));
   } else if (record.type == "diagnosis") {

@@ -35,10 +35,10 @@ ObservedState parse_observed_state(std::string_view text)
     return {};
   }
   if (text == k_submitted) {
-    return {ObservedState::Kind::submitted, slurm::JobState::unknown};
+    return ObservedState::submitted();
   }
   if (text == k_vanished) {
-    return {ObservedState::Kind::vanished, slurm::JobState::unknown};
+    return ObservedState::vanished();
   }
   return ObservedState::of(slurm::parse_job_state(text));
 }

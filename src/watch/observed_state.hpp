@@ -21,6 +21,8 @@ struct ObservedState
   slurm::JobState state = slurm::JobState::unknown;
 
   static ObservedState of(slurm::JobState slurm_state) { return {Kind::slurm, slurm_state}; }
+  static ObservedState submitted() { return {Kind::submitted, slurm::JobState::unknown}; }
+  static ObservedState vanished() { return {Kind::vanished, slurm::JobState::unknown}; }
   // True if Slurm last said `slurm_state`.
   bool is(slurm::JobState slurm_state) const { return kind == Kind::slurm && state == slurm_state; }
 

@@ -14,8 +14,8 @@ TEST_CASE("observed states read back from their spelling")
 {
   const ObservedState states[] = {
     {},
-    {ObservedState::Kind::submitted, JobState::unknown},
-    {ObservedState::Kind::vanished, JobState::unknown},
+    ObservedState::submitted(),
+    ObservedState::vanished(),
     ObservedState::of(JobState::running),
     ObservedState::of(JobState::out_of_memory),
     ObservedState::of(JobState::node_fail),
@@ -25,7 +25,7 @@ TEST_CASE("observed states read back from their spelling")
   }
   CHECK(lg::watch::to_string({}) == "");
   CHECK(lg::watch::to_string(ObservedState::of(JobState::out_of_memory)) == "OUT_OF_MEMORY");
-  CHECK(lg::watch::to_string({ObservedState::Kind::vanished, JobState::unknown}) == "VANISHED");
+  CHECK(lg::watch::to_string(ObservedState::vanished()) == "VANISHED");
   // Slurm's words as older journals hold them ("CANCELLED by 1000").
   CHECK(lg::watch::parse_observed_state("CANCELLED by 1000").is(JobState::cancelled));
   CHECK(lg::watch::parse_observed_state("NOT_A_STATE") == ObservedState::of(JobState::unknown));
