@@ -79,6 +79,8 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
 {
   CHECK(gpu_from_script("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
   CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
+  // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
+  CHECK(gpu_from_script("#SBATCH --constraint=gh200\n")->preset == "gh200");
   CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
   CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
   CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));
