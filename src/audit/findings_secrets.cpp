@@ -50,6 +50,19 @@ bool dunder_placeholder(std::string_view t)
   return true;
 }
 
+// "your_account", "YOUR-KEY", "YourOwnWandbAPIKey": "your" in any case, then
+// a word break ('_', '-' or a capital), so "yourself" is not one.
+bool your_placeholder(std::string_view t)
+{
+  if (t.size() < 5) {
+    return false;
+  }
+  std::string head(t.substr(0, 4));
+  std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const char next = t[4];
+  return head == "your" && (next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0);
+}
+
 } // namespace
 
 bool placeholder(std::string_view t, bool template_mode)
@@ -60,9 +73,8 @@ bool placeholder(std::string_view t, bool template_mode)
   if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
     return true;
   }
-  return angle_placeholder(t) || dunder_placeholder(t) || t.starts_with("your_") || t.starts_with("YOUR_")
-         || t.starts_with("your-") || t.starts_with("YOUR-")
-         || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos || t.starts_with("path/to/")
+  return angle_placeholder(t) || dunder_placeholder(t) || your_placeholder(t)
+         || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos
          || t == "CHANGEME" || t == "CHANGE_ME" || t == "REPLACE_ME" || t == "FIXME" || t == "TODO";
 }
 
@@ -159,13 +171,20 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   if (dunder_placeholder(t)) {
     return span("__", "__");
   }
+  if (const auto at = t.find("PATH_TO_"); at != std::string_view::npos) {
+    std::size_t end = at;
+    while (end < t.size() && (std::isupper(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+      ++end;
+    }
+    return std::string(t.substr(at, end - at));
+  }
   if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
     const auto end = t.find_first_of(" \t,:", at);
     return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
   }
   std::size_t end = 0;
   // "your-partition" is one token; "your_account-account.x" is your_account.
-  const bool dashed = t.starts_with("your-") || t.starts_with("YOUR-");
+  const bool dashed = your_placeholder(t) && t[4] == '-';
   while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-'))) {
     ++end;
   }

@@ -177,6 +177,12 @@ TEST_CASE("per-task variable expanded on the batch host")
   const AuditResult escaped = run(replace(
     k_clean, "srun --ntasks-per-node=1 python", "srun --ntasks-per-node=1 bash -c 'echo $SLURM_NODEID' ; srun python"));
   CHECK(with_rule(escaped, "audit.per_task_variable").empty());
+  // No --nodes (a --nodelist instead) but 4 tasks per node: several tasks, an error
+  // (the shape of a public `export RANK=$SLURM_PROCID` llama launcher).
+  const AuditResult tasks = run("#!/bin/bash\n#SBATCH --nodelist=a1,a2\n#SBATCH --ntasks-per-node=4\n#SBATCH --gres=gpu:4\n"
+                                "export RANK=$SLURM_PROCID\nsrun python -u -m llama.train\n");
+  REQUIRE(with_rule(tasks, "audit.per_task_variable").size() == 1);
+  CHECK(with_rule(tasks, "audit.per_task_variable")[0]->diagnostic.severity == lg::Severity::error);
 }
 
 TEST_CASE("torchrun with several tasks per node")
@@ -245,6 +251,15 @@ TEST_CASE("a secret-named variable holding a stand-in (xxx) and a your-… value
   const AuditResult dash = run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --partition=your-partition\n#SBATCH --job-name=gpt"));
   REQUIRE(with_rule(dash, "audit.placeholder").size() == 1);
   CHECK(with_rule(dash, "audit.placeholder")[0]->diagnostic.message.find("your-partition") != std::string::npos);
+  // "YourOwnWandbAPIKey" (a public Megatron-LM docker launcher) is one too; "yourself" is a word.
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport WANDB_API_KEY=YourOwnWandbAPIKey\n")),
+                  "audit.placeholder")
+          .size() == 1);
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nNOTE=yourself\n")), "audit.placeholder").empty());
+  // PATH_TO_CONFIG in a launch argument: one placeholder, named as written.
+  const auto path_to = with_rule(run(replace(k_clean, "--bf16", "--bf16 --config ../configs/PATH_TO_CONFIG.yaml")), "audit.placeholder");
+  REQUIRE(path_to.size() == 1);
+  CHECK(path_to[0]->diagnostic.message.find("PATH_TO_CONFIG") != std::string::npos);
 }
 
 TEST_CASE("debugging switches left on in the job: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1")
