@@ -53,6 +53,22 @@ TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before 
   CHECK(with_rule(other, "audit.directive_unexpanded").size() == 1);
 }
 
+TEST_CASE("#SBATCH lines sbatch does not read: indented, or behind '!'")
+{
+  // Seen with the local cluster's sbatch: an indented "#SBATCH --job-name" leaves
+  // the job named after the script. "!#SBATCH --signal" is from a public DDP script.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\n  #SBATCH --time=10:00\n!#SBATCH --signal=SIGUSR1@90\n"
+                            "##SBATCH --exclusive\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_unread");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(line_of(found[1]) == 4);
+  CHECK(found[1]->diagnostic.message.find("--signal=SIGUSR1@90") != std::string::npos);
+  // Inside a heredoc the text is another script's (<<- strips its tabs).
+  CHECK(with_rule(run("#!/bin/bash\ncat > job.sh <<-EOF\n\t#SBATCH --nodes=2\nEOF\nsbatch job.sh\n"), "audit.directive_unread").empty());
+}
+
 TEST_CASE("srun | tee without pipefail hides a failed run; with pipefail it does not")
 {
   const std::string body = "#SBATCH -N 1\nsrun python train.py 2>&1 | tee log.txt\n";
