@@ -181,6 +181,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.memory_unknown", Severity::advice, "memory not judged: values unknown, or flags the estimator does not model"},
     {"audit.crlf", Severity::error, "Windows (CRLF) line ends"},
     {"audit.directive_unexpanded", Severity::error, "an #SBATCH value holds $VAR or $(…), which sbatch does not expand"},
+    {"audit.directive_value", Severity::error, "an #SBATCH count, time or memory holds a word sbatch rejects (--nodes=NUM_NODES)"},
     {"audit.pipe_status", Severity::warning, "the launch line is piped without pipefail: a failed run ends COMPLETED"},
     {"audit.sbatch_input_variable", Severity::warning, "an SBATCH_* input variable read inside the job, where it is unset"},
     {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},
