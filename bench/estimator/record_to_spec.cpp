@@ -161,6 +161,10 @@ bool map_parallelism(const json& p, config::JobSpec& spec, std::string& why)
   par.sequence_parallel = get<bool>(p, "sequence_parallel").value_or(false) && par.tp > 1;
   par.first_stage_layers = get<int>(p, "decoder_first_pipeline_num_layers");
   par.last_stage_layers = get<int>(p, "decoder_last_pipeline_num_layers");
+  par.account_for_embedding_in_pipeline_split =
+      get<bool>(p, "account_for_embedding_in_pipeline_split").value_or(false);
+  par.account_for_loss_in_pipeline_split =
+      get<bool>(p, "account_for_loss_in_pipeline_split").value_or(false);
   spec.cluster.nodes = 1;
   spec.cluster.gpus_per_node = *world;
   return true;
@@ -327,8 +331,12 @@ void map_memory_flags(const json& record, config::JobSpec& spec)
     p.pipeline_layout = read.parallelism.pipeline_layout;
     p.vpp.reset();  // the layout decides the virtual stages
   }
-  p.account_for_embedding_in_pipeline_split = read.parallelism.account_for_embedding_in_pipeline_split;
-  p.account_for_loss_in_pipeline_split = read.parallelism.account_for_loss_in_pipeline_split;
+  // The record's parallelism block may say what its argument excerpt leaves
+  // out: either source turning the split accounting on turns it on.
+  p.account_for_embedding_in_pipeline_split = p.account_for_embedding_in_pipeline_split ||
+                                              read.parallelism.account_for_embedding_in_pipeline_split;
+  p.account_for_loss_in_pipeline_split =
+      p.account_for_loss_in_pipeline_split || read.parallelism.account_for_loss_in_pipeline_split;
   p.microbatch_group_size_per_vp_stage = read.parallelism.microbatch_group_size_per_vp_stage;
   if (read.training.fine_grained_activation_offloading) {
     t.fine_grained_activation_offloading = true;
