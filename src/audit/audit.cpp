@@ -177,6 +177,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.gpus_mismatch", Severity::error, "processes per node do not match the GPUs per node"},
     {"audit.output_directory", Severity::warning, "--output/--error into a directory that does not exist"},
     {"audit.directive_ignored", Severity::warning, "#SBATCH after the first command is ignored by sbatch"},
+    {"audit.directive_unread", Severity::warning, "an indented or '!'-prefixed #SBATCH line, which sbatch does not read"},
     {"audit.megatron_args", Severity::error, "a Megatron-LM argument on the launch line is malformed"},
     {"audit.memory_unknown", Severity::advice, "memory not judged: values unknown, or flags the estimator does not model"},
     {"audit.crlf", Severity::error, "Windows (CRLF) line ends"},

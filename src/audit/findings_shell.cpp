@@ -103,6 +103,7 @@ void directive_values(FindingContext& c)
   for (const auto& d : c.model.directives) {
     if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
         || placeholder(d.value, c.options.template_mode)
+        || (d.spelled.starts_with("--") && names_its_option(d.name, d.value))
         || (c.options.template_mode && d.value.find("{{") != std::string::npos)) {
       continue;  // unexpanded and placeholder values have their own findings
     }
@@ -116,6 +117,42 @@ void directive_values(FindingContext& c)
                         d.name == "time" ? "time limit" : d.name == "mem" ? "memory" : "count", d.name),
             d.value_offset >= 0 ? d.value_offset : d.offset);
     }
+  }
+}
+
+// Lines that read as #SBATCH options but that sbatch skips: it reads only
+// lines beginning with "#SBATCH" (an indented one, or "!#SBATCH", is not
+// read, as the local cluster's sbatch shows). "##SBATCH" is the usual way
+// to switch one off and is not reported; heredoc bodies are another file's.
+void unread_directives(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t l = 0; l < m.line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(m.line_starts[l]);
+    const auto first = m.text.find_first_not_of(" \t", begin);
+    if (first == std::string::npos || m.text.compare(first, 1, "\n") == 0) {
+      continue;
+    }
+    const bool indented = first > begin && m.text.compare(first, 7, "#SBATCH") == 0;
+    const bool banged = first == begin && m.text.compare(first, 8, "!#SBATCH") == 0;
+    const int at = static_cast<int>(first);
+    const bool in_heredoc = std::any_of(m.heredocs.begin(), m.heredocs.end(),
+                                        [&](const auto& h) { return at >= h.first && at < h.second; });
+    if ((!indented && !banged) || in_heredoc) {
+      continue;
+    }
+    const auto eol = m.text.find('\n', first);
+    std::string line = m.text.substr(first, eol == std::string::npos ? std::string::npos : eol - first);
+    if (const auto comment = line.find(" #"); comment != std::string::npos) {
+      line.resize(comment);
+    }
+    c.add(Severity::warning, "audit.directive_unread",
+          fmt::format("`{}` is not read by sbatch: only lines that begin with #SBATCH are options ({})", line,
+                      indented ? "this one is indented" : "this one begins with '!'"),
+          fmt::format("write it as `{}` at the start of the line, above the first command (or `##SBATCH …` to switch "
+                      "it off on purpose)",
+                      line.substr(line.find("#SBATCH"))),
+          at);
   }
 }
 
@@ -293,6 +330,7 @@ void shell_findings(FindingContext& context)
   crlf(context);
   unexpanded_directives(context);
   directive_values(context);
+  unread_directives(context);
   pipe_without_pipefail(context);
   sbatch_input_variables(context);
   nounset_positional(context);
