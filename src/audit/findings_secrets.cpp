@@ -198,6 +198,30 @@ struct PlaceholderUse
   bool blocks = false;  // in a directive sbatch or Slurm rejects (not --job-name/--comment)
 };
 
+} // namespace
+
+// "--partition=PARTITION_NAME", "--account ACCOUNT", "--qos=QOS": a value in
+// capitals that names its own option is a stand-in left for the reader.
+bool names_its_option(std::string option, std::string_view value)
+{
+  if (value.size() < 3 || !std::all_of(value.begin(), value.end(), [](char ch) {
+        return std::isupper(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+      })) {
+    return false;
+  }
+  while (!option.empty() && option.front() == '-') {
+    option.erase(0, 1);
+  }
+  const std::string head = option.substr(0, option.find('-'));  // "gpus-per-node" -> "gpus"
+  std::string upper;
+  for (char ch : head) {
+    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  return upper.size() >= 3 && value.find(upper) != std::string_view::npos;
+}
+
+namespace {
+
 // The words of a directive line (after "#SBATCH "), each word and its value
 // after '='; calls `use(token, blocks)` for each placeholder found.
 template<typename Use>
@@ -217,6 +241,7 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
       }
     }
   }
+  std::string previous;
   while (i < line.size()) {
     const auto end = std::min(line.find_first_of(" \t", i), line.size());
     const std::string word = line.substr(i, end - i);
@@ -226,6 +251,14 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
     if (t.empty()) {
       t = placeholder_token(word, template_mode);
     }
+    if (t.empty() && word.starts_with("--") && eq != std::string::npos && names_its_option(word.substr(0, eq), value)) {
+      t = value;
+    }
+    if (t.empty() && eq == std::string::npos && previous.starts_with("--") && previous.find('=') == std::string::npos
+        && names_its_option(previous, word)) {
+      t = word;
+    }
+    previous = word;
     if (!t.empty()) {
       const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");
       use(t, !cosmetic);

@@ -103,6 +103,7 @@ void directive_values(FindingContext& c)
   for (const auto& d : c.model.directives) {
     if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
         || placeholder(d.value, c.options.template_mode)
+        || (d.spelled.starts_with("--") && names_its_option(d.name, d.value))
         || (c.options.template_mode && d.value.find("{{") != std::string::npos)) {
       continue;  // unexpanded and placeholder values have their own findings
     }

@@ -256,6 +256,19 @@ TEST_CASE("a secret-named variable holding a stand-in (xxx) and a your-… value
                   "audit.placeholder")
           .size() == 1);
   CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nNOTE=yourself\n")), "audit.placeholder").empty());
+  // A value in capitals that names its own option (a public Megatron-DeepSpeed
+  // template's --partition=PARTITION_NAME; --account ACCOUNT): an error, sbatch passes it on.
+  const AuditResult named = run(replace(k_clean, "#SBATCH --job-name=gpt",
+                                        "#SBATCH --partition=PARTITION_NAME\n#SBATCH --account ACCOUNT\n#SBATCH --job-name=gpt"));
+  const auto own = with_rule(named, "audit.placeholder");
+  REQUIRE(own.size() == 2);
+  CHECK(own[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(own[0]->diagnostic.message.find("PARTITION_NAME") != std::string::npos);
+  CHECK(own[1]->diagnostic.message.find("ACCOUNT") != std::string::npos);
+  // A partition in capitals that is a name, not the option's: not judged.
+  CHECK(with_rule(run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --partition=GPU_H100\n#SBATCH --job-name=gpt")),
+                  "audit.placeholder")
+          .empty());
   // PATH_TO_CONFIG in a launch argument: one placeholder, named as written.
   const auto path_to = with_rule(run(replace(k_clean, "--bf16", "--bf16 --config ../configs/PATH_TO_CONFIG.yaml")), "audit.placeholder");
   REQUIRE(path_to.size() == 1);

@@ -31,14 +31,14 @@ TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before 
 {
   // The messages are Slurm 22.05's (src/common/slurm_opt.c), as the local
   // cluster's sbatch --test-only prints them for the same lines.
-  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=NUM_NODES\n#SBATCH -n X\n#SBATCH -t TIME\n#SBATCH --mem=1.5G\n"
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=NN_2\n#SBATCH -n X\n#SBATCH -t TIME\n#SBATCH --mem=1.5G\n"
                             "#SBATCH --ntasks-per-node=8\nsrun python train.py\n");
   CAPTURE(describe(r));
   const auto found = with_rule(r, "audit.directive_value");
   REQUIRE(found.size() == 4);
   CHECK(line_of(found[0]) == 2);
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
-  CHECK(found[0]->diagnostic.message.find("\"NUM_NODES\" is not a valid node count") != std::string::npos);
+  CHECK(found[0]->diagnostic.message.find("\"NN_2\" is not a valid node count") != std::string::npos);
   CHECK(found[1]->diagnostic.message.find("Invalid numeric value \"X\" for --ntasks.") != std::string::npos);
   CHECK(found[2]->diagnostic.message.find("Invalid --time specification") != std::string::npos);
   CHECK(found[3]->diagnostic.message.find("Invalid --mem specification") != std::string::npos);
@@ -47,6 +47,10 @@ TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before 
                       "#SBATCH --mem=0\nsrun python train.py\n"),
                   "audit.directive_value")
           .empty());
+  // --nodes=NUM_NODES names its option: a placeholder, reported once as such.
+  const AuditResult own = run("#!/bin/bash\n#SBATCH --nodes=NUM_NODES\nsrun python train.py\n");
+  CHECK(with_rule(own, "audit.directive_value").empty());
+  CHECK(with_rule(own, "audit.placeholder").size() == 1);
   // $VAR and placeholders have their own findings, not a second one here.
   const AuditResult other = run("#!/bin/bash\n#SBATCH --nodes=$N\n#SBATCH --time=<time>\nsrun python train.py\n");
   CHECK(with_rule(other, "audit.directive_value").empty());
