@@ -127,11 +127,18 @@ bool Matcher::residual_may_match(std::string_view block) const
 void Matcher::match_line(std::string_view line, std::vector<std::size_t>& signatures) const
 {
   signatures.clear();
-  std::vector<int> matched;
+  thread_local std::vector<int> matched;  // reused: this runs once per candidate line
+  matched.clear();
   RE2::Set::ErrorInfo error{};
-  if (!m_impl->set.Match(piece(line), &matched, &error) && error.kind != RE2::Set::kNoError) {
-    matched.clear();
-    m_impl->match_each(line, matched);
+  // Most candidate lines match nothing: asking only whether one matches
+  // stops at the first match and allocates nothing (asking which patterns
+  // match allocates a set per call inside RE2).
+  if (m_impl->set.Match(piece(line), nullptr, &error) || error.kind != RE2::Set::kNoError) {
+    error = {};
+    if (!m_impl->set.Match(piece(line), &matched, &error) && error.kind != RE2::Set::kNoError) {
+      matched.clear();
+      m_impl->match_each(line, matched);
+    }
   }
   for (const int pattern : matched) {
     const std::size_t sig = m_impl->pattern_signature[static_cast<std::size_t>(pattern)];

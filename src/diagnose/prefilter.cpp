@@ -198,6 +198,11 @@ Prefilter::Prefilter(const std::vector<std::string>& patterns)
   if (m_stride > 0) {
     m_bits.assign(std::size_t{1} << (k_table_bits - 6), 0);
   }
+  for (const auto& atom : m_atoms) {
+    if (atom.size() < k_long_atom) {
+      m_width = std::min(m_width, atom.size());
+    }
+  }
   std::vector<std::pair<std::uint32_t, Entry>> entries;  // (bucket, entry)
   for (std::size_t i = 0; i < m_atoms.size(); ++i) {
     const std::string& text = m_atoms[i];
@@ -237,12 +242,11 @@ Prefilter::Prefilter(const std::vector<std::string>& patterns)
 void Prefilter::index_short(std::size_t atom, std::size_t bucket)
 {
   const std::string& text = m_atoms[atom];
-  const std::size_t offset = rarest_run(text, 3, 1);
+  const std::size_t offset = rarest_run(text, m_width, 1);
   m_buckets[bucket].push_back(static_cast<std::uint32_t>(m_short.size()));
   m_short.push_back({static_cast<std::uint32_t>(atom), static_cast<std::uint32_t>(offset)});
-  m_short_reach = std::max(m_short_reach, offset);
   const auto bit = static_cast<std::uint8_t>(1u << bucket);
-  for (std::size_t k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < m_width; ++k) {
     const auto c = static_cast<unsigned char>(text[offset + k]);
     // Both cases of a letter: the text is not folded in this tier.
     for (const unsigned char variant : {c, static_cast<unsigned char>(c >= 'a' && c <= 'z' ? c - 0x20 : c)}) {
@@ -293,11 +297,11 @@ const char* Prefilter::find_long(const char* begin, const char* end, const char*
 }
 
 // The bucket bits of the short atoms whose fingerprint may be at `at`
-// (3 bytes readable).
+// (m_width bytes readable).
 unsigned Prefilter::short_mask(const char* at) const
 {
   unsigned mask = 0xFF;
-  for (std::size_t k = 0; k < 3; ++k) {
+  for (std::size_t k = 0; k < m_width; ++k) {
     const auto c = static_cast<unsigned char>(at[k]);
     mask &= m_low[k][c & 15] & m_high[k][c >> 4];
   }
@@ -351,16 +355,16 @@ __attribute__((target("ssse3"))) const char* Prefilter::short_ssse3(const char* 
                                                                   const char* begin, const char* end) const
 {
   const __m128i nibble = _mm_set1_epi8(0x0F);
-  __m128i low[3];  // NOLINT(*-avoid-c-arrays): std::array drops the vector attributes
-  __m128i high[3];  // NOLINT(*-avoid-c-arrays)
-  for (std::size_t k = 0; k < 3; ++k) {
+  __m128i low[4];  // NOLINT(*-avoid-c-arrays): std::array drops the vector attributes
+  __m128i high[4];  // NOLINT(*-avoid-c-arrays)
+  for (std::size_t k = 0; k < m_width; ++k) {
     low[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m_low[k].data()));
     high[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m_high[k].data()));
   }
   const char* at = from;
-  for (; at + 16 <= to; at += 16) {  // reads at[0, 18): to <= end - 2
+  for (; at + 16 <= to; at += 16) {  // reads at[0, 15 + m_width): to <= end - m_width + 1
     __m128i buckets = _mm_set1_epi8(-1);
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < m_width; ++k) {
       const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + k));
       const __m128i lo = _mm_and_si128(bytes, nibble);
       const __m128i hi = _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble);
@@ -383,16 +387,16 @@ __attribute__((target("avx2"))) const char* Prefilter::short_avx2(const char* fr
                                                                 const char* begin, const char* end) const
 {
   const __m256i nibble = _mm256_set1_epi8(0x0F);
-  __m256i low[3];  // NOLINT(*-avoid-c-arrays): std::array drops the vector attributes
-  __m256i high[3];  // NOLINT(*-avoid-c-arrays)
-  for (std::size_t k = 0; k < 3; ++k) {  // PSHUFB looks up within each 128-bit lane: the table in both
+  __m256i low[4];  // NOLINT(*-avoid-c-arrays): std::array drops the vector attributes
+  __m256i high[4];  // NOLINT(*-avoid-c-arrays)
+  for (std::size_t k = 0; k < m_width; ++k) {  // PSHUFB looks up within each 128-bit lane: the table in both
     low[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(m_low[k].data())));
     high[k] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(m_high[k].data())));
   }
   const char* at = from;
-  for (; at + 32 <= to; at += 32) {  // reads at[0, 34): to <= end - 2
+  for (; at + 32 <= to; at += 32) {  // reads at[0, 31 + m_width): to <= end - m_width + 1
     __m256i buckets = _mm256_set1_epi8(-1);
-    for (std::size_t k = 0; k < 3; ++k) {
+    for (std::size_t k = 0; k < m_width; ++k) {
       const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + k));
       const __m256i lo = _mm256_and_si256(bytes, nibble);
       const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(bytes, 4), nibble);
@@ -416,10 +420,10 @@ __attribute__((target("avx2"))) const char* Prefilter::short_avx2(const char* fr
 // The first confirmed short atom in [begin, end).
 const char* Prefilter::find_short(const char* begin, const char* end) const
 {
-  if (m_short.empty() || end - begin < 3) {
+  if (m_short.empty() || end - begin < static_cast<std::ptrdiff_t>(m_width)) {
     return nullptr;
   }
-  const char* const to = end - 2;  // fingerprint positions: 3 bytes readable
+  const char* const to = end - m_width + 1;  // fingerprint positions: m_width bytes readable
 #if defined(__x86_64__)
   switch (m_simd) {
   case Simd::avx2:

@@ -7,7 +7,7 @@
 //   - long atoms (k_long_atom bytes or more): one 4-byte window sampled
 //     every `stride` bytes, hashed into a 32 KiB bit table; the windows an
 //     atom is indexed by are its rarest run of `stride` consecutive ones;
-//   - short atoms: a Teddy-style SIMD fingerprint (the nibbles of 3 bytes
+//   - short atoms: a Teddy-style SIMD fingerprint (the nibbles of 4 bytes
 //     of each atom looked up with PSHUFB, 16 positions at a time, SSSE3 or
 //     AVX2 chosen at run time; a scalar loop on other CPUs and at the ends),
 //     so one short atom does not force a small stride on the long ones.
@@ -63,7 +63,7 @@ private:
   struct Short
   {
     std::uint32_t atom = 0;
-    std::uint32_t offset = 0;  // of the 3 fingerprint bytes in the atom
+    std::uint32_t offset = 0;  // of the fingerprint bytes in the atom
   };
 
   void index_long(std::size_t atom);
@@ -93,9 +93,9 @@ private:
   // whose byte k has a given low / high nibble.
   std::vector<Short> m_short;
   std::array<std::vector<std::uint32_t>, 8> m_buckets;  // indices into m_short
-  std::array<std::array<std::uint8_t, 16>, 3> m_low{};
-  std::array<std::array<std::uint8_t, 16>, 3> m_high{};
-  std::size_t m_short_reach = 0;  // the largest fingerprint offset
+  std::size_t m_width = 4;  // fingerprint bytes: 4, or the shortest short atom's length (FilteredRE2 keeps 3)
+  std::array<std::array<std::uint8_t, 16>, 4> m_low{};
+  std::array<std::array<std::uint8_t, 16>, 4> m_high{};
   Simd m_simd = Simd::none;
 };
 

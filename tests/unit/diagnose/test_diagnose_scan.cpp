@@ -60,6 +60,23 @@ TEST_CASE("scan: only the first hits per file and signature are kept")
   CHECK(hits[2].line == 3);
 }
 
+TEST_CASE("scan: NCCL init lines of the head are kept at any alignment, exact case, to the end of the text")
+{
+  // NCCL's init lines ("node7:1234:1234 [3] NCCL INFO comm 0x55 rank 3
+  // nranks 8 cudaDev 3 busId 1000 - Init COMPLETE", NCCL init.cc) name each
+  // rank's host; the head search compares the marker 16 start positions at
+  // a time, so the marker is put at every offset and right at the end.
+  const Matcher& matcher = lg::testing::default_matcher();
+  for (std::size_t pad = 0; pad < 40; ++pad) {
+    CAPTURE(pad);
+    const std::string init = std::string(pad, 'x') + " [3] NCCL INFO comm 0x55 rank 3 nranks 8 - Init COMPLETE";
+    const std::string text = "nccl info lower case is not the marker\n" + init + "\nplain\n" + std::string(pad, 'y') + "NCCL";
+    const auto result = scan_logs({{"rank3.log", text}}, matcher);
+    REQUIRE(result.head_lines.size() == 1);
+    CHECK(result.head_lines[0] == init + "\n" + std::string(pad, 'y') + "NCCL\n");
+  }
+}
+
 TEST_SUITE_END();
 
 TEST_CASE("scan: a stream read a few bytes at a time gives the hits, lines and context of the text")

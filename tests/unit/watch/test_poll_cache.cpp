@@ -114,4 +114,38 @@ TEST_CASE("poll_cache: a cache that cannot be written (full disk) asks Slurm dir
   CHECK(s.slurm.queries().size() == 1);
 }
 
+TEST_CASE("poll_cache: processes that start moments after a question share the next one instead of each asking")
+{
+  // bench/slurm_load: 100 `watch` processes started together made 18 sacct
+  // a minute where 1 made 5, because each newcomer's job was missing from
+  // the answer another process had just got, so each asked Slurm at once.
+  Shared s;
+  lg::watch::PollCache a(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
+  a.query(std::vector<lg::slurm::JobId>{"1"}, 0ms);
+  REQUIRE(s.slurm.queries().size() == 1);
+  // Two newcomers: b, and another live process (pid 1) watching 77.
+  const std::string host = lg::process::host_name();
+  std::ofstream(s.dir.path / "poll" / "watchers" / (host + "-1")) << "77\n";
+  s.wall += 500;
+  lg::watch::PollCache b(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
+  const auto before = s.clock.now();
+  const auto answer = b.query(std::vector<lg::slurm::JobId>{"2"}, 0ms);
+  REQUIRE(answer.size() == 1);
+  CHECK(answer[0].state == JobState::pending);
+  CHECK(s.clock.now() - before >= 5s);  // waited for a shared question rather than asking at once
+  REQUIRE(s.slurm.queries().size() == 2);
+  // One question for both newcomers (a and b stand for two processes but
+  // share this test's pid, so b's registration replaced a's).
+  CHECK(s.asked(1) == std::vector<lg::slurm::JobId>{"2", "77"});
+  lg::watch::PollCache c(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
+  CHECK(c.query(std::vector<lg::slurm::JobId>{"77"}, 5s).size() == 1);
+  CHECK(s.slurm.queries().size() == 2);
+  // A job the answer covers is never held back: an old answer is renewed at once.
+  s.wall += 60000;
+  const auto renewed = s.clock.now();
+  a.query(std::vector<lg::slurm::JobId>{"1"}, 5s);
+  CHECK(s.slurm.queries().size() == 3);
+  CHECK(s.clock.now() == renewed);
+}
+
 TEST_SUITE_END();
