@@ -1,7 +1,8 @@
 // bench_estimator: predict each measured record of memory_measurements_*.json
 // with lg::estimate and print error statistics per tier and per feature
 // group, the worst records, and the Megatron Bridge memory-tuning guide's four Llama3-70B rows.
-// Usage: bench_estimator <memory_measurements.json> [--all] [--bands FILE]
+// Usage: bench_estimator <memory_measurements.json> [--all] [--bands FILE] [--show ID]
+//   --show ID     print every stage's components of the records whose id contains ID
 //   --bands FILE  write the error-band table (estimate/error_band_data.inc)
 #include "config/loader.hpp"
 #include "estimate/error_band.hpp"
@@ -62,6 +63,26 @@ double persistent_bytes(const lg::estimate::StageEstimate& stage)
   return sum;
 }
 
+// --show ID: the substring of the record ids whose stages are printed.
+std::string g_show;
+
+// Every stage's components of one record's estimate (GiB), for --show.
+void show_stages(const std::string& id, const lg::estimate::Estimate& est, bool last_rank)
+{
+  std::printf("%s (measured on the %s stage)\n", id.c_str(), last_rank ? "last" : "first");
+  for (const auto& stage : est.stages) {
+    std::printf("  pp rank %d: %d layers, %d in flight, allocated %.3f GiB, first iteration %.3f GiB\n",
+                stage.pp_rank, stage.layers, stage.in_flight_microbatches,
+                stage.allocated_peak_bytes / k_gib, stage.first_iteration_allocated_bytes / k_gib);
+    for (const auto& [name, bytes] : stage.components) {
+      std::printf("    %-26s %8.3f GiB\n", name.c_str(), bytes / k_gib);
+    }
+  }
+  for (const auto& n : est.not_modelled) {
+    std::printf("  not modelled: %s\n", n.c_str());
+  }
+}
+
 std::optional<Row> predict(const nlohmann::json& record, std::string& why)
 {
   const auto mapped = lg::bench::record_to_spec(record, why);
@@ -77,6 +98,9 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
   options.expandable_segments = mapped->expandable_segments;
   const auto est = lg::estimate::estimate(mapped->spec, options);
   const auto& stage = mapped->last_rank ? est.stages.back() : est.stages.front();
+  if (!g_show.empty() && record.value("id", "").find(g_show) != std::string::npos) {
+    show_stages(record.value("id", "?"), est, mapped->last_rank);
+  }
   Row row;
   row.id = record.value("id", "?");
   row.tier = record.value("tier", "?");
@@ -253,6 +277,9 @@ int main(int argc, char** argv)
     all_rows = all_rows || a == "--all";
     if (a == "--bands" && i + 1 < argc) {
       bands = argv[++i];
+    }
+    if (a == "--show" && i + 1 < argc) {
+      g_show = argv[++i];
     }
   }
   const auto records = nlohmann::json::parse(in);

@@ -161,6 +161,10 @@ bool map_parallelism(const json& p, config::JobSpec& spec, std::string& why)
   par.sequence_parallel = get<bool>(p, "sequence_parallel").value_or(false) && par.tp > 1;
   par.first_stage_layers = get<int>(p, "decoder_first_pipeline_num_layers");
   par.last_stage_layers = get<int>(p, "decoder_last_pipeline_num_layers");
+  par.account_for_embedding_in_pipeline_split =
+      get<bool>(p, "account_for_embedding_in_pipeline_split").value_or(false);
+  par.account_for_loss_in_pipeline_split =
+      get<bool>(p, "account_for_loss_in_pipeline_split").value_or(false);
   spec.cluster.nodes = 1;
   spec.cluster.gpus_per_node = *world;
   return true;
@@ -327,8 +331,12 @@ void map_memory_flags(const json& record, config::JobSpec& spec)
     p.pipeline_layout = read.parallelism.pipeline_layout;
     p.vpp.reset();  // the layout decides the virtual stages
   }
-  p.account_for_embedding_in_pipeline_split = read.parallelism.account_for_embedding_in_pipeline_split;
-  p.account_for_loss_in_pipeline_split = read.parallelism.account_for_loss_in_pipeline_split;
+  // The record's parallelism block may say what its argument excerpt leaves
+  // out: either source turning the split accounting on turns it on.
+  p.account_for_embedding_in_pipeline_split = p.account_for_embedding_in_pipeline_split ||
+                                              read.parallelism.account_for_embedding_in_pipeline_split;
+  p.account_for_loss_in_pipeline_split =
+      p.account_for_loss_in_pipeline_split || read.parallelism.account_for_loss_in_pipeline_split;
   p.microbatch_group_size_per_vp_stage = read.parallelism.microbatch_group_size_per_vp_stage;
   if (read.training.fine_grained_activation_offloading) {
     t.fine_grained_activation_offloading = true;
@@ -355,6 +363,22 @@ void map_memory_flags(const json& record, config::JobSpec& spec)
 void map_named_recipe(const json& record, Mapped& out)
 {
   const std::string framework = record.value("framework", "");
+  const json& src = record.contains("source") ? record["source"] : json();
+  const json& model = record.contains("model") ? record["model"] : json();
+  // Megatron Bridge PR #3880's Qwen3-30B-A3B table ("pretrain on 16x H100,
+  // BF16, all-to-all dispatch, CUDA graphs off, EP overlap off, MBS=1") is the
+  // H100 BF16 performance workload (v0.5.0 fcbb6031103d0ca845c1a54d4fee55ecfcca17b6
+  // scripts/performance/configs/qwen/qwen3_workload_base_configs.py:458-467: 16
+  // GPUs, GBS 1024, EP 16) with those overrides: set_qwen3_common_configs
+  // (configs/qwen/qwen3_llm_pretrain.py:31-46) turns grad_reduce_in_fp32 off, and
+  // the recipe (recipes/qwen/qwen3_moe.py qwen3_30b_a3b_pretrain_config:79-80)
+  // uses Transformer Engine's fused cross-entropy.
+  if (src.value("url", "").find("Megatron-Bridge/pull/3880") != std::string::npos &&
+      model.value("name", "") == "Qwen3-30B-A3B") {
+    out.spec.training.optimizer.grad_dtype = "bf16";
+    out.spec.training.cross_entropy_fusion = "te";
+    return;
+  }
   if (framework.find("llama3_70b") == std::string::npos ||
       framework.find("fp8_cs") == std::string::npos) {
     return;

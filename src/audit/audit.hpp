@@ -41,6 +41,9 @@ struct AuditOptions
 {
   config::GpuSpec gpu;         // the GPU the script runs on (generation matters)
   bool gpu_assumed = false;    // neither --gpu nor the script says it: findings that hang on the generation are dropped
+  // The script names a GPU launchguard has no preset for (GH200: 96 or 144 GB
+  // by model): memory is not judged, and this says why.
+  std::string gpu_unmatched;
   bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
   // the rule.

@@ -37,6 +37,7 @@ void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);    
 // True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
 // /path/to/…, CHANGEME.
 bool placeholder(std::string_view text, bool template_mode);
+bool names_its_option(std::string option, std::string_view value);  // --account ACCOUNT
 
 // Megatron-DeepSpeed (the deepspeed launcher, --deepspeed, --zero-stage,
 // --pp-partition-method, …): its own fork of Megatron's arguments, without

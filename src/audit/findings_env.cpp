@@ -45,8 +45,9 @@ bool keys_known(const ScriptJob& job, const std::string& rule)
   if (rule == "env.nccl_graph_register") {
     return job.megatron && job.key_known("training.cuda_graphs");
   }
-  static constexpr std::array<std::string_view, 4> k_always = {
-    "allocator_config_error", "env.alloc_conf_async_ignores", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1"};
+  static constexpr std::array<std::string_view, 5> k_always = {
+    "allocator_config_error", "env.alloc_conf_async_ignores", "env.pytorch_alloc_conf_name", "env.nvte_cpu_offload_v1",
+    "env.debug_setting"};
   for (auto id : k_always) {
     if (rule == id) {
       return true;

@@ -234,19 +234,35 @@ void job_findings(FindingContext& context)
   // Every key known: a parallel size or batch the script leaves unknown
   // (set in a branch, or by the caller) is taken as Megatron's default by
   // the reader, and a verdict on that default would be a guess.
+  // The default GPU is an 8-GPU HGX board; nodes of several GPUs that are
+  // not 8 (4 on GH200, GB200, GB300 and many A100 systems) say the job runs
+  // on something else, so a verdict against the default would be a guess.
+  const auto& cluster = job.spec.cluster;
+  const bool other_board = context.options.gpu_assumed && job.cluster_known && cluster.nodes > 1
+                           && cluster.gpus_per_node > 1 && cluster.gpus_per_node != cluster.gpu_info.nvlink_domain;
   const bool estimable = job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
-                         && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty();
+                         && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty() && !other_board
+                         && context.options.gpu_unmatched.empty();
   estimate::Estimate estimate;
   estimate::Options estimate_options;
   if (estimable) {
     estimate_options.expandable_segments = allocator_expandable(job);
     estimate = estimate::estimate(job.spec, estimate_options);
   } else {
-    const std::string why = !unmodelled.empty()
-                              ? fmt::format("the estimator does not model {}", unmodelled)
-                              : fmt::format("unknown statically: {}", unknown_list(job));
+    const std::string why =
+      !unmodelled.empty() ? fmt::format("the estimator does not model {}", unmodelled)
+      : !context.options.gpu_unmatched.empty()
+        ? fmt::format("the script names {}, which launchguard has no preset for (GH200's HBM is 96 or 144 GB by "
+                      "model); --gpu names the closest one",
+                      context.options.gpu_unmatched)
+      : other_board       ? fmt::format("the script names no GPU, and its nodes have {} GPUs, not the {} of the {} board "
+                                        "assumed by default (GH200, GB200, GB300 and many A100 nodes have 4); --gpu names it",
+                                        cluster.gpus_per_node, cluster.gpu_info.nvlink_domain,
+                                        cluster.gpu_info.display_name)
+                          : fmt::format("unknown statically: {}", unknown_list(job));
     context.add(Severity::advice, "audit.memory_unknown", fmt::format("memory not judged: {}", why),
-                unmodelled.empty() ? "write the model and parallelism flags and the node/GPU counts literally (or in "
+                other_board || !context.options.gpu_unmatched.empty() ? "name the GPU: `launchguard audit --gpu NAME` (`launchguard presets` lists them)"
+                : unmodelled.empty() ? "write the model and parallelism flags and the node/GPU counts literally (or in "
                                      "variables set in the script), or run `launchguard check` on the job"
                                    : "measure one step (`launchguard watch` reports the peak) before scaling up",
                 job.launch->program->offset);

@@ -127,7 +127,8 @@ std::optional<Severity> per_task_severity(const ScriptJob& job, const std::strin
   const int nodes = job.nodes;
   const int tasks = job.tasks_per_node;
   const bool node_level = name == "SLURM_NODEID";
-  const int many = node_level ? nodes : (nodes > 0 && tasks > 0 ? nodes * tasks : 0);
+  // Several tasks on one node are already several tasks, whatever the node count.
+  const int many = node_level ? nodes : (nodes > 0 && tasks > 0 ? nodes * tasks : (tasks > 1 ? tasks : 0));
   if (many == 1 || (!node_level && nodes == 1 && tasks == 1)) {
     return std::nullopt;
   }

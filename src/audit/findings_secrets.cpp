@@ -50,6 +50,19 @@ bool dunder_placeholder(std::string_view t)
   return true;
 }
 
+// "your_account", "YOUR-KEY", "YourOwnWandbAPIKey": "your" in any case, then
+// a word break ('_', '-' or a capital), so "yourself" is not one.
+bool your_placeholder(std::string_view t)
+{
+  if (t.size() < 5) {
+    return false;
+  }
+  std::string head(t.substr(0, 4));
+  std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const char next = t[4];
+  return head == "your" && (next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0);
+}
+
 } // namespace
 
 bool placeholder(std::string_view t, bool template_mode)
@@ -60,8 +73,8 @@ bool placeholder(std::string_view t, bool template_mode)
   if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
     return true;
   }
-  return angle_placeholder(t) || dunder_placeholder(t) || t.starts_with("your_") || t.starts_with("YOUR_")
-         || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos || t.starts_with("path/to/")
+  return angle_placeholder(t) || dunder_placeholder(t) || your_placeholder(t)
+         || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos
          || t == "CHANGEME" || t == "CHANGE_ME" || t == "REPLACE_ME" || t == "FIXME" || t == "TODO";
 }
 
@@ -78,6 +91,16 @@ bool xtrace_at(const ScriptModel& m, int offset)
   return on;
 }
 
+// A stand-in where a secret belongs: "xxx", "XXXX", "****", "...": one filler
+// character three or more times. Only read for variables named like secrets.
+bool filler_value(std::string_view v)
+{
+  if (v.size() < 3 || std::string_view("xX*.").find(v.front()) == std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(v.begin(), v.end(), [&](char ch) { return ch == v.front(); });
+}
+
 void secrets(FindingContext& c)
 {
   std::set<std::string> traced;
@@ -91,6 +114,17 @@ void secrets(FindingContext& c)
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where {} is assigned: bash prints the value into the job log", a.name),
             "wrap the secret in `set +x` … `set -x`, or turn tracing on after it", a.offset);
+    }
+    if (named && a.known && a.literal && filler_value(value)) {
+      c.add(Severity::warning, "audit.placeholder",
+            fmt::format("{}={} is a stand-in, not a credential: the job starts, waits in the queue and fails when "
+                        "it first logs in",
+                        a.name, value),
+            fmt::format("delete this line and export {} in the shell that runs sbatch (sbatch's default "
+                        "--export=ALL carries it into the job), or read it at run time from a file only you can read",
+                        a.name),
+            a.value_offset);
+      continue;
     }
     if (a.known && (a.literal || secrets::token_shaped(value)) && secrets::holds_secret(a.name, value) && !placeholder(value, c.options.template_mode)) {
       c.add(Severity::error, "audit.secret_in_script",
@@ -137,12 +171,21 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   if (dunder_placeholder(t)) {
     return span("__", "__");
   }
+  if (const auto at = t.find("PATH_TO_"); at != std::string_view::npos) {
+    std::size_t end = at;
+    while (end < t.size() && (std::isupper(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+      ++end;
+    }
+    return std::string(t.substr(at, end - at));
+  }
   if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
     const auto end = t.find_first_of(" \t,:", at);
     return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
   }
   std::size_t end = 0;
-  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+  // "your-partition" is one token; "your_account-account.x" is your_account.
+  const bool dashed = your_placeholder(t) && t[4] == '-';
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-'))) {
     ++end;
   }
   return std::string(t.substr(0, end == 0 ? t.size() : end));
@@ -154,6 +197,30 @@ struct PlaceholderUse
   int line = 0;
   bool blocks = false;  // in a directive sbatch or Slurm rejects (not --job-name/--comment)
 };
+
+} // namespace
+
+// "--partition=PARTITION_NAME", "--account ACCOUNT", "--qos=QOS": a value in
+// capitals that names its own option is a stand-in left for the reader.
+bool names_its_option(std::string option, std::string_view value)
+{
+  if (value.size() < 3 || !std::all_of(value.begin(), value.end(), [](char ch) {
+        return std::isupper(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+      })) {
+    return false;
+  }
+  while (!option.empty() && option.front() == '-') {
+    option.erase(0, 1);
+  }
+  const std::string head = option.substr(0, option.find('-'));  // "gpus-per-node" -> "gpus"
+  std::string upper;
+  for (char ch : head) {
+    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  return upper.size() >= 3 && value.find(upper) != std::string_view::npos;
+}
+
+namespace {
 
 // The words of a directive line (after "#SBATCH "), each word and its value
 // after '='; calls `use(token, blocks)` for each placeholder found.
@@ -174,6 +241,7 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
       }
     }
   }
+  std::string previous;
   while (i < line.size()) {
     const auto end = std::min(line.find_first_of(" \t", i), line.size());
     const std::string word = line.substr(i, end - i);
@@ -183,6 +251,14 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
     if (t.empty()) {
       t = placeholder_token(word, template_mode);
     }
+    if (t.empty() && word.starts_with("--") && eq != std::string::npos && names_its_option(word.substr(0, eq), value)) {
+      t = value;
+    }
+    if (t.empty() && eq == std::string::npos && previous.starts_with("--") && previous.find('=') == std::string::npos
+        && names_its_option(previous, word)) {
+      t = word;
+    }
+    previous = word;
     if (!t.empty()) {
       const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");
       use(t, !cosmetic);

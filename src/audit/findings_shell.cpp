@@ -11,6 +11,7 @@
 #include <array>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -58,6 +59,100 @@ void unexpanded_directives(FindingContext& c)
           fmt::format("write the value literally, or pass it on the command line: sbatch {}=\"$VALUE\" script.sh",
                       d.spelled.starts_with("--") ? d.spelled : "--" + d.name),
           d.value_offset >= 0 ? d.value_offset : d.offset);
+  }
+}
+
+// sbatch parses these #SBATCH values before anything is queued; a word
+// where a number belongs ("--nodes=NUM_NODES", "-t TIME") stops it with the
+// message below (Slurm 22.05 src/common/slurm_opt.c, seen from the real
+// sbatch). Only letters are judged: Slurm versions differ on lists and ranges.
+std::optional<std::string> directive_value_error(const Directive& d)
+{
+  auto letters = [](std::string_view v) {
+    return std::count_if(v.begin(), v.end(), [](unsigned char ch) { return std::isalpha(ch) != 0; });
+  };
+  const std::string& v = d.value;
+  std::string upper = v;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  if (d.name == "nodes" && letters(v) > 0) {
+    return fmt::format("\"{}\" is not a valid node count", v);
+  }
+  if ((d.name == "ntasks" || d.name == "ntasks-per-node" || d.name == "cpus-per-task") && letters(v) > 0) {
+    return fmt::format("Invalid numeric value \"{}\" for --{}.", v, d.name);
+  }
+  if (d.name == "time" && letters(v) > 0 && upper != "UNLIMITED" && upper != "INFINITE") {
+    return std::string("Invalid --time specification");
+  }
+  if (d.name == "mem") {
+    std::size_t digits = 0;
+    while (digits < v.size() && std::isdigit(static_cast<unsigned char>(v[digits])) != 0) {
+      ++digits;
+    }
+    const std::string unit = upper.substr(digits);
+    const bool ok = digits > 0 && (unit.empty() || unit == "K" || unit == "M" || unit == "G" || unit == "T"
+                                   || unit == "KB" || unit == "MB" || unit == "GB" || unit == "TB");
+    if (!ok) {
+      return std::string("Invalid --mem specification");
+    }
+  }
+  return std::nullopt;
+}
+
+void directive_values(FindingContext& c)
+{
+  for (const auto& d : c.model.directives) {
+    if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
+        || placeholder(d.value, c.options.template_mode)
+        || (d.spelled.starts_with("--") && names_its_option(d.name, d.value))
+        || (c.options.template_mode && d.value.find("{{") != std::string::npos)) {
+      continue;  // unexpanded and placeholder values have their own findings
+    }
+    if (const auto error = directive_value_error(d)) {
+      c.add(Severity::error, "audit.directive_value",
+            fmt::format("#SBATCH {}={} is not a value sbatch accepts: it stops before queueing with \"sbatch: error: "
+                        "{}\"",
+                        d.spelled, d.value, *error),
+            fmt::format("write the {} literally (sbatch reads #SBATCH lines as text), or pass it on the command line: "
+                        "sbatch --{}=VALUE script.sh",
+                        d.name == "time" ? "time limit" : d.name == "mem" ? "memory" : "count", d.name),
+            d.value_offset >= 0 ? d.value_offset : d.offset);
+    }
+  }
+}
+
+// Lines that read as #SBATCH options but that sbatch skips: it reads only
+// lines beginning with "#SBATCH" (an indented one, or "!#SBATCH", is not
+// read, as the local cluster's sbatch shows). "##SBATCH" is the usual way
+// to switch one off and is not reported; heredoc bodies are another file's.
+void unread_directives(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t l = 0; l < m.line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(m.line_starts[l]);
+    const auto first = m.text.find_first_not_of(" \t", begin);
+    if (first == std::string::npos || m.text.compare(first, 1, "\n") == 0) {
+      continue;
+    }
+    const bool indented = first > begin && m.text.compare(first, 7, "#SBATCH") == 0;
+    const bool banged = first == begin && m.text.compare(first, 8, "!#SBATCH") == 0;
+    const int at = static_cast<int>(first);
+    const bool in_heredoc = std::any_of(m.heredocs.begin(), m.heredocs.end(),
+                                        [&](const auto& h) { return at >= h.first && at < h.second; });
+    if ((!indented && !banged) || in_heredoc) {
+      continue;
+    }
+    const auto eol = m.text.find('\n', first);
+    std::string line = m.text.substr(first, eol == std::string::npos ? std::string::npos : eol - first);
+    if (const auto comment = line.find(" #"); comment != std::string::npos) {
+      line.resize(comment);
+    }
+    c.add(Severity::warning, "audit.directive_unread",
+          fmt::format("`{}` is not read by sbatch: only lines that begin with #SBATCH are options ({})", line,
+                      indented ? "this one is indented" : "this one begins with '!'"),
+          fmt::format("write it as `{}` at the start of the line, above the first command (or `##SBATCH …` to switch "
+                      "it off on purpose)",
+                      line.substr(line.find("#SBATCH"))),
+          at);
   }
 }
 
@@ -234,6 +329,8 @@ void shell_findings(FindingContext& context)
 {
   crlf(context);
   unexpanded_directives(context);
+  directive_values(context);
+  unread_directives(context);
   pipe_without_pipefail(context);
   sbatch_input_variables(context);
   nounset_positional(context);

@@ -3,7 +3,8 @@
 // ("gpu:h100:8", "--constraint=gb200", "-p a100"), and GB200/GB300 NVL72
 // hints (multi-node NVLink variables, NVLINK_DOMAIN_SIZE=72, 4 GPUs per node
 // together with one of them). Nothing found: nullopt, and the caller says
-// which GPU it assumed.
+// which GPU it assumed. "gh200" is no preset: its HBM is 96 or 144 GB by
+// model, and the caller says memory is not judged.
 #include "audit/audit.hpp"
 
 #include "audit/job_from_script.hpp"
@@ -32,7 +33,7 @@ std::vector<std::string> gpu_words(const std::string& text)
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 11> k_words = {{
     {"gb300", "gb300"}, {"gb200", "gb200"}, {"b300", "b300"}, {"b200", "b200"}, {"h200", "h200-141gb"},
     {"h100", "h100-80gb"}, {"a100-40", "a100-40gb"}, {"a100_40", "a100-40gb"}, {"a100-80", "a100-80gb"},
-    {"a100", "a100-80gb"}, {"gh200", "h200-141gb"},
+    {"a100", "a100-80gb"}, {"gh200", "gh200"},
   }};
   const std::string t = lower(text);
   std::vector<std::string> out;

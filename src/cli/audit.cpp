@@ -60,7 +60,11 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
       options.gpu = resolve_preset(hint->preset, args.load);
       return "from the script: " + hint->evidence;
     } catch (const lg::Error&) {
-      // no such preset here: keep the default and say so
+      // No such preset: keep the default for the generation-free rules, and
+      // judge no memory against it.
+      options.gpu_assumed = true;
+      options.gpu_unmatched = hint->preset + " (" + hint->evidence + ")";
+      return "assumed: the script names " + options.gpu_unmatched + ", which has no preset; --gpu sets it";
     }
   }
   options.gpu_assumed = true;

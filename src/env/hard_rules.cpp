@@ -129,6 +129,39 @@ void check_offload(const JobFeatures& f, const config::JobSpec& spec, const Envi
   }
 }
 
+// Debugging switches PyTorch documents for finding an error, left on in a
+// training job: each costs every step, not only the failing one.
+void check_debug(const config::JobSpec& spec, const Environment& env, std::vector<Diagnostic>& out)
+{
+  struct Switch
+  {
+    const char* name;
+    const char* effect;
+  };
+  static constexpr Switch k_switches[] = {
+    {"CUDA_LAUNCH_BLOCKING",
+     "every CUDA kernel launch waits for the kernel to finish, so the CPU never runs ahead of the GPU and "
+     "communication kernels stop overlapping compute; PyTorch documents it for locating an error on the GPU "
+     "(pytorch/pytorch docs/source/notes/cuda.rst, \"Asynchronous execution\")"},
+    {"PYTORCH_NO_CUDA_MEMORY_CACHING",
+     "PyTorch's caching allocator is off: every tensor is a cudaMalloc/cudaFree of its own, which synchronizes "
+     "the device and fragments memory; PyTorch documents it for memory checkers such as cuda-memcheck "
+     "(pytorch/pytorch docs/source/notes/cuda.rst, \"Memory management\")"},
+  };
+  for (const Switch& s : k_switches) {
+    const Variable* v = env.find(s.name);
+    if (v == nullptr || v->action != Action::set || v->value != "1") {
+      continue;
+    }
+    out.push_back(finding(Severity::warning, "env.debug_setting",
+                          fmt::format("{}=1 is a debugging setting: {}", s.name, s.effect),
+                          fmt::format("remove {} from the job's environment unless this run is meant to debug; if "
+                                      "it was added to work around a hang or a crash, that failure is still there",
+                                      s.name),
+                          spec, env, s.name));
+  }
+}
+
 } // namespace
 
 std::vector<Diagnostic> check_hard_rules(const JobFeatures& features,
@@ -139,6 +172,7 @@ std::vector<Diagnostic> check_hard_rules(const JobFeatures& features,
   check_connections(features, spec, environment, out);
   check_allocator(features, spec, environment, out);
   check_offload(features, spec, environment, out);
+  check_debug(spec, environment, out);
   return out;
 }
 

@@ -159,6 +159,23 @@ double routed_tokens(const config::JobSpec& spec, const Dims& d)
   return moe.router_topk * d.tokens / d.sp_div * etp;
 }
 
+// Per routed token: the expert activation's output that the multiplication
+// by the routing probabilities keeps for their gradient. Megatron-LM
+// core/transformer/moe/experts.py TEGroupedMLP.forward (bias_act_func) and
+// core/transformer/mlp.py MLP.forward (per_token_scale, the SequentialMLP
+// experts) compute `activation(x) * probs` in autograd; only the fused
+// weighted SwiGLU/GeGLU kernels (weighted_bias_swiglu_impl, gated units) keep
+// nothing but their input. A non-gated expert (gelu, relu) has no fused
+// weighted path, so it always keeps this bf16 [tokens, ffn] tensor. Recomputed
+// or offloaded moe_act keeps nothing on the device.
+double probs_scaled_activation_bytes(const config::JobSpec& spec, const Dims& d, double ffn_local)
+{
+  if (d.gated || recomputes(spec, "moe_act") || offloads(spec, "moe_act")) {
+    return 0;
+  }
+  return 2 * ffn_local;
+}
+
 double moe_bytes(const config::JobSpec& spec, const Dims& d)
 {
   const auto& moe = *spec.model.moe;
@@ -178,6 +195,7 @@ double moe_bytes(const config::JobSpec& spec, const Dims& d)
   const double act_input = 2 * (d.gated ? 2 * ffn : ffn) / etp;
   const double core = mlp_core_bytes(d, ffn, etp, recomputes(spec, "moe_act"));
   bytes += routed * (core - (offloads(spec, "moe_act") ? act_input : 0.0));
+  bytes += routed * probs_scaled_activation_bytes(spec, d, ffn / etp);
   if (moe.shared_expert_intermediate_size > 0 && !recomputes(spec, "shared_experts")) {
     bytes += d.tokens * mlp_core_bytes(d, moe.shared_expert_intermediate_size, d.tp, false);
   }

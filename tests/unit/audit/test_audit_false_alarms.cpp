@@ -183,18 +183,24 @@ srun -N1 python run.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-si
   CHECK(with_rule(r, "audit.gpus_mismatch").empty());
 }
 
-TEST_CASE("an OOM against an assumed GPU is a warning that says so; against the named GPU, an error")
+namespace {
+
+// 70B at seq 8192, MBS 2, TP 4 PP 8, no recompute: above 80 GB.
+std::string tight_70b(int nodes, int gpus_per_node)
 {
-  // 70B at seq 8192, MBS 2, TP 4 PP 8, no recompute: above 80 GB, as on a public
-  // 4-GPU-per-node script that ran on a 96 GB GPU it does not name.
-  const std::string script = R"(#SBATCH --nodes=32
-#SBATCH --ntasks-per-node=4
-#SBATCH --gpus-per-node=4
-srun python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 \
+  return "#SBATCH --nodes=" + std::to_string(nodes) + "\n#SBATCH --ntasks-per-node=" + std::to_string(gpus_per_node)
+         + "\n#SBATCH --gpus-per-node=" + std::to_string(gpus_per_node) + "\n" + R"(srun python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 \
   --num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 --group-query-attention \
   --num-query-groups 8 --seq-length 8192 --max-position-embeddings 8192 --micro-batch-size 2 \
   --global-batch-size 1024 --bf16 --sequence-parallel --use-distributed-optimizer --swiglu
 )";
+}
+
+} // namespace
+
+TEST_CASE("an OOM against an assumed GPU is a warning that says so; against the named GPU, an error")
+{
+  const std::string script = tight_70b(16, 8);
   AuditOptions assumed = h100_options();
   assumed.gpu_assumed = true;
   const AuditResult guessed = run(script, assumed);
@@ -210,4 +216,28 @@ srun python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-para
   REQUIRE(oom_named.size() == 1);
   CHECK(oom_named[0]->diagnostic.severity == lg::Severity::error);
   CHECK(with_rule(named, "advice.avoid_tp_increase").size() == 1);
+}
+
+TEST_CASE("nodes of 4 GPUs and no GPU named: memory not judged against the 8-GPU default board")
+{
+  // The shape of a public Llama3-70B script for 4-GPU nodes (swiss-ai/Megatron-LM
+  // submit-llama3-70b.sh, CSCS GH200) that names no GPU: it ran, on 96 GB GPUs.
+  const std::string script = tight_70b(32, 4);
+  AuditOptions assumed = h100_options();
+  assumed.gpu_assumed = true;
+  const AuditResult guessed = run(script, assumed);
+  CAPTURE(describe(guessed));
+  CHECK(with_rule(guessed, "memory.oom").empty());
+  const auto unknown = with_rule(guessed, "audit.memory_unknown");
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0]->diagnostic.message.find("nodes have 4 GPUs") != std::string::npos);
+  // A GPU the script names but no preset has (GH200): not judged either.
+  AuditOptions unmatched = h100_options();
+  unmatched.gpu_assumed = true;
+  unmatched.gpu_unmatched = "gh200 (#SBATCH --constraint=gh200)";
+  const auto why = with_rule(run(tight_70b(16, 8), unmatched), "audit.memory_unknown");
+  REQUIRE(why.size() == 1);
+  CHECK(why[0]->diagnostic.message.find("no preset") != std::string::npos);
+  // Named: judged.
+  CHECK(with_rule(run(script), "memory.oom").size() == 1);
 }

@@ -177,6 +177,12 @@ TEST_CASE("per-task variable expanded on the batch host")
   const AuditResult escaped = run(replace(
     k_clean, "srun --ntasks-per-node=1 python", "srun --ntasks-per-node=1 bash -c 'echo $SLURM_NODEID' ; srun python"));
   CHECK(with_rule(escaped, "audit.per_task_variable").empty());
+  // No --nodes (a --nodelist instead) but 4 tasks per node: several tasks, an error
+  // (the shape of a public `export RANK=$SLURM_PROCID` llama launcher).
+  const AuditResult tasks = run("#!/bin/bash\n#SBATCH --nodelist=a1,a2\n#SBATCH --ntasks-per-node=4\n#SBATCH --gres=gpu:4\n"
+                                "export RANK=$SLURM_PROCID\nsrun python -u -m llama.train\n");
+  REQUIRE(with_rule(tasks, "audit.per_task_variable").size() == 1);
+  CHECK(with_rule(tasks, "audit.per_task_variable")[0]->diagnostic.severity == lg::Severity::error);
 }
 
 TEST_CASE("torchrun with several tasks per node")
@@ -227,6 +233,58 @@ TEST_CASE("leftover placeholders")
   CHECK(line_of(found[0]) == 2);
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
   CHECK(line_of(found[1]) == 32);
+}
+
+TEST_CASE("a secret-named variable holding a stand-in (xxx) and a your-… value are placeholders, not secrets")
+{
+  // The shape of `export WANDB_API_KEY=xxx` in EleutherAI/math-lm task-finetunes/slurm/template.sh.
+  const AuditResult r = run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport WANDB_API_KEY=xxx\n"));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 8);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(with_rule(r, "audit.secret_in_script").empty());
+  // Not a secret name: "xxx" is somebody's value, not read.
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nSUFFIX=xxx\n")), "audit.placeholder").empty());
+  // Two letters are not a filler.
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport HF_TOKEN=xx\n")), "audit.placeholder").empty());
+  const AuditResult dash = run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --partition=your-partition\n#SBATCH --job-name=gpt"));
+  REQUIRE(with_rule(dash, "audit.placeholder").size() == 1);
+  CHECK(with_rule(dash, "audit.placeholder")[0]->diagnostic.message.find("your-partition") != std::string::npos);
+  // "YourOwnWandbAPIKey" (a public Megatron-LM docker launcher) is one too; "yourself" is a word.
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport WANDB_API_KEY=YourOwnWandbAPIKey\n")),
+                  "audit.placeholder")
+          .size() == 1);
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nNOTE=yourself\n")), "audit.placeholder").empty());
+  // A value in capitals that names its own option (a public Megatron-DeepSpeed
+  // template's --partition=PARTITION_NAME; --account ACCOUNT): an error, sbatch passes it on.
+  const AuditResult named = run(replace(k_clean, "#SBATCH --job-name=gpt",
+                                        "#SBATCH --partition=PARTITION_NAME\n#SBATCH --account ACCOUNT\n#SBATCH --job-name=gpt"));
+  const auto own = with_rule(named, "audit.placeholder");
+  REQUIRE(own.size() == 2);
+  CHECK(own[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(own[0]->diagnostic.message.find("PARTITION_NAME") != std::string::npos);
+  CHECK(own[1]->diagnostic.message.find("ACCOUNT") != std::string::npos);
+  // A partition in capitals that is a name, not the option's: not judged.
+  CHECK(with_rule(run(replace(k_clean, "#SBATCH --job-name=gpt", "#SBATCH --partition=GPU_H100\n#SBATCH --job-name=gpt")),
+                  "audit.placeholder")
+          .empty());
+  // PATH_TO_CONFIG in a launch argument: one placeholder, named as written.
+  const auto path_to = with_rule(run(replace(k_clean, "--bf16", "--bf16 --config ../configs/PATH_TO_CONFIG.yaml")), "audit.placeholder");
+  REQUIRE(path_to.size() == 1);
+  CHECK(path_to[0]->diagnostic.message.find("PATH_TO_CONFIG") != std::string::npos);
+}
+
+TEST_CASE("debugging switches left on in the job: CUDA_LAUNCH_BLOCKING=1, PYTORCH_NO_CUDA_MEMORY_CACHING=1")
+{
+  // bigscience tr11-176B-ml.slurm exports CUDA_LAUNCH_BLOCKING=1 in its production run.
+  const AuditResult r = run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport CUDA_LAUNCH_BLOCKING=1\n"));
+  const auto found = with_rule(r, "env.debug_setting");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 8);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport CUDA_LAUNCH_BLOCKING=0\n")), "env.debug_setting").empty());
+  CHECK(with_rule(run(replace(k_clean, "set -euo pipefail\n", "set -euo pipefail\nexport PYTORCH_NO_CUDA_MEMORY_CACHING=1\n")), "env.debug_setting").size() == 1);
 }
 
 TEST_CASE("node count written in the directives and in the launcher")

@@ -27,6 +27,52 @@ TEST_CASE("#SBATCH values with $VAR are not expanded by sbatch")
   CHECK(line_of(found[0]) == 2);
 }
 
+TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before queueing")
+{
+  // The messages are Slurm 22.05's (src/common/slurm_opt.c), as the local
+  // cluster's sbatch --test-only prints them for the same lines.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=NN_2\n#SBATCH -n X\n#SBATCH -t TIME\n#SBATCH --mem=1.5G\n"
+                            "#SBATCH --ntasks-per-node=8\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_value");
+  REQUIRE(found.size() == 4);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("\"NN_2\" is not a valid node count") != std::string::npos);
+  CHECK(found[1]->diagnostic.message.find("Invalid numeric value \"X\" for --ntasks.") != std::string::npos);
+  CHECK(found[2]->diagnostic.message.find("Invalid --time specification") != std::string::npos);
+  CHECK(found[3]->diagnostic.message.find("Invalid --mem specification") != std::string::npos);
+  // What sbatch accepts is not judged: ranges, day-hour times, units, UNLIMITED.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2-4\n#SBATCH -t 1-00:00\n#SBATCH --time=UNLIMITED\n#SBATCH --mem=200G\n"
+                      "#SBATCH --mem=0\nsrun python train.py\n"),
+                  "audit.directive_value")
+          .empty());
+  // --nodes=NUM_NODES names its option: a placeholder, reported once as such.
+  const AuditResult own = run("#!/bin/bash\n#SBATCH --nodes=NUM_NODES\nsrun python train.py\n");
+  CHECK(with_rule(own, "audit.directive_value").empty());
+  CHECK(with_rule(own, "audit.placeholder").size() == 1);
+  // $VAR and placeholders have their own findings, not a second one here.
+  const AuditResult other = run("#!/bin/bash\n#SBATCH --nodes=$N\n#SBATCH --time=<time>\nsrun python train.py\n");
+  CHECK(with_rule(other, "audit.directive_value").empty());
+  CHECK(with_rule(other, "audit.directive_unexpanded").size() == 1);
+}
+
+TEST_CASE("#SBATCH lines sbatch does not read: indented, or behind '!'")
+{
+  // Seen with the local cluster's sbatch: an indented "#SBATCH --job-name" leaves
+  // the job named after the script. "!#SBATCH --signal" is from a public DDP script.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\n  #SBATCH --time=10:00\n!#SBATCH --signal=SIGUSR1@90\n"
+                            "##SBATCH --exclusive\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_unread");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(line_of(found[1]) == 4);
+  CHECK(found[1]->diagnostic.message.find("--signal=SIGUSR1@90") != std::string::npos);
+  // Inside a heredoc the text is another script's (<<- strips its tabs).
+  CHECK(with_rule(run("#!/bin/bash\ncat > job.sh <<-EOF\n\t#SBATCH --nodes=2\nEOF\nsbatch job.sh\n"), "audit.directive_unread").empty());
+}
+
 TEST_CASE("srun | tee without pipefail hides a failed run; with pipefail it does not")
 {
   const std::string body = "#SBATCH -N 1\nsrun python train.py 2>&1 | tee log.txt\n";
@@ -79,6 +125,8 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
 {
   CHECK(gpu_from_script("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
   CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
+  // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
+  CHECK(gpu_from_script("#SBATCH --constraint=gh200\n")->preset == "gh200");
   CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
   CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
   CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));

@@ -209,6 +209,21 @@ TEST_CASE("Invalid names are dropped with an error; PYTORCH_ALLOC_CONF gets a wa
   CHECK(finding(environment, "env.pytorch_alloc_conf_name") != nullptr);
 }
 
+TEST_CASE("Debugging switches in [env] get a warning on their line; 0 is not a switch")
+{
+  // PyTorch documents both for debugging only (docs/source/notes/cuda.rst).
+  auto spec = testing::minimal_job_spec();
+  spec.env = {{"CUDA_LAUNCH_BLOCKING", "1"}, {"PYTORCH_NO_CUDA_MEMORY_CACHING", "0"}};
+  const auto environment = env::compose(spec, {});
+  CHECK(std::count_if(environment.findings.begin(), environment.findings.end(),
+                      [](const auto& d) { return d.rule == "env.debug_setting"; })
+        == 1);
+  const Diagnostic* d = finding(environment, "env.debug_setting");
+  REQUIRE(d != nullptr);
+  CHECK(d->severity == Severity::warning);
+  CHECK(d->message.find("CUDA_LAUNCH_BLOCKING=1") != std::string::npos);
+}
+
 TEST_CASE("parse_assignment splits at the first '='")
 {
   CHECK(env::parse_assignment("A=b=c") == std::make_pair(std::string("A"), std::string("b=c")));

@@ -29,6 +29,20 @@ lg::estimate::Estimate run(const lg::config::JobSpec& spec)
   return lg::estimate::estimate(spec, Options{});
 }
 
+// The shape of Megatron-LM's small MoE functional tests: hidden 512, seq
+// 1024, micro batch 4, 8 experts of FFN 1024.
+lg::config::JobSpec functional_test_moe()
+{
+  auto spec = lg::testing::minimal_job_spec();
+  spec.model.hidden_size = 512;
+  spec.model.seq_length = 1024;
+  spec.training.micro_batch_size = 4;
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.moe->num_experts = 8;
+  spec.model.moe->moe_ffn_hidden_size = 1024;
+  return spec;
+}
+
 } // namespace
 
 TEST_SUITE_BEGIN("estimate");
@@ -275,13 +289,7 @@ TEST_CASE("allgather dispatcher: the gathered hidden states stay in the global b
   // gather_from_sequence_parallel_region(hidden_states, group=tp_ep_group,
   // use_global_buffer=True), kept by core/utils.py GlobalMemoryBuffer:
   // [s*b/tp * tp*ep, h] in bf16 (the functional tests' ep8 runs: 33.5 MB).
-  auto spec = lg::testing::minimal_job_spec();
-  spec.model.hidden_size = 512;
-  spec.model.seq_length = 1024;
-  spec.training.micro_batch_size = 4;
-  spec.model.moe = lg::config::MoeSpec{};
-  spec.model.moe->num_experts = 8;
-  spec.model.moe->moe_ffn_hidden_size = 1024;
+  auto spec = functional_test_moe();
   spec.model.moe->token_dispatcher = "allgather";
   spec.parallelism.ep = 8;
   CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
@@ -290,6 +298,34 @@ TEST_CASE("allgather dispatcher: the gathered hidden states stay in the global b
         doctest::Approx(1024.0 * 4 * 8 * 512 * 2));
   spec.model.moe->token_dispatcher = "alltoall";  // no persistent gather buffer
   CHECK(lg::estimate::dispatcher_buffer_bytes(spec) == 0);
+}
+
+TEST_CASE("MoE experts: a non-gated activation times the routing probabilities keeps its output")
+{
+  // Megatron-LM core/transformer/moe/experts.py TEGroupedMLP.forward,
+  // bias_act_func: `activation(x) * permuted_probs` runs in autograd, which
+  // saves the activation's output for the probabilities' gradient; the fused
+  // weighted_bias_swiglu_impl (gated SwiGLU) saves only its input. The same in
+  // core/transformer/mlp.py MLP.forward (per_token_scale) for SequentialMLP.
+  auto spec = functional_test_moe();
+  spec.model.moe->router_topk = 2;
+  spec.parallelism.ep = 4;
+  spec.model.activation = lg::config::Activation::gelu;
+  const double gelu = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::selective;
+  spec.training.recompute.modules = {"moe_act"};
+  const double recomputed = lg::estimate::layer_activation_bytes(spec, 0);
+  // Recomputing moe_act (CheckpointWithoutOutput) drops the fc2 input and,
+  // for gelu, the probabilities' saved operand: 2 x [routed tokens, ffn] in
+  // bf16; for the fused SwiGLU only the fc2 input.
+  const double routed = 2.0 * 1024 * 4;  // top-2 of s*b tokens
+  CHECK(gelu - recomputed == doctest::Approx(routed * 1024 * 2 * 2));
+  spec.model.activation = lg::config::Activation::swiglu;
+  const double swiglu_recomputed = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::none;
+  spec.training.recompute.modules.clear();
+  CHECK(lg::estimate::layer_activation_bytes(spec, 0) - swiglu_recomputed ==
+        doctest::Approx(routed * 1024 * 2));
 }
 
 TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")
