@@ -85,12 +85,18 @@ LayoutKey key_of(const Layout& l)
 // Layouts that need no more memory than `l` and differ from it in one
 // setting that only shrinks memory: sequence parallelism on (activations of
 // the norms, residuals and dropouts split over TP), the distributed optimizer
-// on (optimizer state sharded over DP). enumerate() visits each of them before
-// `l`; when one was over memory, so is `l`.
-std::array<LayoutKey, 2> lighter_than(const Layout& l, int& count)
+// on (optimizer state sharded over DP), full recompute of every layer
+// (`full_uniform`, the choice's index; only each layer's input is kept).
+// enumerate() visits each of them before `l`; when one was over memory, so is `l`.
+std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& count)
 {
-  std::array<LayoutKey, 2> out{};
+  std::array<LayoutKey, 3> out{};
   count = 0;
+  if (full_uniform >= 0 && l.recompute != full_uniform) {
+    Layout lighter = l;
+    lighter.recompute = full_uniform;
+    out[static_cast<std::size_t>(count++)] = key_of(lighter);
+  }
   if (l.tp > 1 && !l.sequence_parallel) {
     Layout lighter = l;
     lighter.sequence_parallel = true;
@@ -135,10 +141,18 @@ Result search(const Request& request)
   const auto dense_params = parameter_split.first;
   const auto expert_params = parameter_split.second;
   std::set<LayoutKey> over_memory;  // layouts found over memory so far
+  int full_uniform = -1;            // the choice that recomputes every layer in full
+  for (std::size_t i = 0; i < result.recompute_choices.size(); ++i) {
+    const RecomputeChoice& r = result.recompute_choices[i];
+    if (r.granularity == config::RecomputeGranularity::full && r.method == config::RecomputeMethod::uniform
+        && r.num_layers == 1) {
+      full_uniform = static_cast<int>(i);
+    }
+  }
   const SpaceCounts counts = enumerate(
       base, request.free, fixed, static_cast<int>(result.recompute_choices.size()), [&](const Layout& layout) {
         int lighter_count = 0;
-        const auto lighter = lighter_than(layout, lighter_count);
+        const auto lighter = lighter_than(layout, full_uniform, lighter_count);
         for (int i = 0; i < lighter_count; ++i) {
           if (over_memory.count(lighter[static_cast<std::size_t>(i)]) != 0) {
             over_memory.insert(key_of(layout));
