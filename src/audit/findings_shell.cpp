@@ -101,6 +101,16 @@ std::optional<std::string> directive_value_error(const Directive& d)
 void directive_values(FindingContext& c)
 {
   for (const auto& d : c.model.directives) {
+    // "--partition=   # <---- partition …": a blank left for the reader.
+    if (!d.ignored && d.has_value && d.value.empty() && d.spelled.starts_with("--")) {
+      c.add(Severity::error, "audit.directive_value",
+            fmt::format("#SBATCH {}= is left empty: sbatch stops before queueing (the local Slurm 22.05 says "
+                        "\"invalid partition specified: (null)\" for --partition=, \"\"\" is not a valid node "
+                        "count\" for --nodes=)",
+                        d.spelled),
+            fmt::format("fill in the {} or delete the line", d.name), d.offset);
+      continue;
+    }
     if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
         || placeholder(d.value, c.options.template_mode)
         || (d.spelled.starts_with("--") && names_its_option(d.name, d.value))
@@ -153,6 +163,22 @@ void unread_directives(FindingContext& c)
                       "it off on purpose)",
                       line.substr(line.find("#SBATCH"))),
           at);
+  }
+}
+
+// `NCCL_DEBUG=INFO HYDRA_FULL_ERROR=1 cd /opt/NeMo; python …`: assignments in
+// front of a command exist only for that command (bash(1), "SIMPLE COMMAND
+// EXPANSION"); in front of cd, echo or true they reach nothing that runs.
+void prefix_on_builtin(FindingContext& c)
+{
+  for (const auto& p : c.model.builtin_prefixes) {
+    c.add(Severity::warning, "audit.prefix_assignment",
+          fmt::format("{} {} set in front of `{}` only: assignments before a command exist for that command, so "
+                      "nothing after it (the training program included) sees them",
+                      p.names, p.names.find(' ') == std::string::npos ? "is" : "are", p.builtin),
+          "write them as `export NAME=value` on a line of their own before the program, or put them in front of "
+          "the program itself",
+          p.offset);
   }
 }
 
@@ -331,6 +357,7 @@ void shell_findings(FindingContext& context)
   unexpanded_directives(context);
   directive_values(context);
   unread_directives(context);
+  prefix_on_builtin(context);
   pipe_without_pipefail(context);
   sbatch_input_variables(context);
   nounset_positional(context);
