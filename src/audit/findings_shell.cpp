@@ -338,8 +338,50 @@ void use_before_assignment(FindingContext& c)
   }
 }
 
+// The launch line runs something the audit cannot look into: the script's
+// own arguments ("$@"), a command built at run time, or a container or shell
+// that runs another file. Said once, as advice, instead of a silent pass.
+std::optional<std::string> unread_program(const Launch& l)
+{
+  if (l.python || !l.program) {
+    return std::nullopt;
+  }
+  const Word& p = *l.program;
+  const std::string& t = p.text();
+  const std::string first = t.substr(0, t.find(' '));
+  const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
+  static constexpr std::array<std::string_view, 7> k_runners = {"docker", "podman", "singularity", "apptainer",
+                                                                "enroot", "bash", "sh"};
+  const bool runner = std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
+    return std::string("the script's own arguments (\"$@\")");
+  }
+  if (!runner && p.known) {
+    return std::nullopt;
+  }
+  std::string tools;
+  for (const auto& stage : l.stages) {
+    tools += stage.tool + " … ";
+  }
+  if (runner && p.known) {
+    return fmt::format("`{}{} …`, which runs another program or file", tools, first);
+  }
+  return fmt::format("`{}` with a command built when the job runs{}", tools + "\"…\"",
+                     runner ? fmt::format(" (it starts with `{}`)", first) : "");
+}
+
 void no_training_launch(FindingContext& c)
 {
+  if (c.job.launch != nullptr && !c.options.template_mode) {
+    if (const auto what = unread_program(*c.job.launch)) {
+      c.add(Severity::advice, "audit.no_launch",
+            fmt::format("no training program was read: the launch line runs {}; parallelism, environment and memory "
+                        "were not checked",
+                        *what),
+            "run `launchguard check` on the job, or audit the script that starts the training", c.job.launch->program->offset);
+    }
+    return;
+  }
   if (c.job.launch != nullptr || c.model.commands.empty() || c.options.template_mode) {
     return;
   }

@@ -92,6 +92,23 @@ TEST_CASE("assignments in front of cd reach nothing that runs after it")
   CHECK(with_rule(run("#!/bin/bash\nNCCL_DEBUG=INFO srun python train.py\n"), "audit.prefix_assignment").empty());
 }
 
+TEST_CASE("a launch line whose program the audit cannot read says so once")
+{
+  // `srun -N NUM_NODES $@` (a public Megatron-DeepSpeed template) and a srun whose
+  // bash -c runs docker: advice, never a silent pass.
+  const AuditResult args_result = run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 $@\n");
+  const auto args = with_rule(args_result, "audit.no_launch");
+  REQUIRE(args.size() == 1);
+  CHECK(args[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(args[0]->diagnostic.message.find("the script's own arguments") != std::string::npos);
+  const AuditResult docker_result = run("#!/bin/bash\n#SBATCH --nodes=2\nsrun bash -c \"docker run --gpus all img bash train.sh\"\n");
+  const auto docker = with_rule(docker_result, "audit.no_launch");
+  REQUIRE(docker.size() == 1);
+  CHECK(docker[0]->diagnostic.message.find("docker") != std::string::npos);
+  // A Python program is read: nothing to say.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=1\nsrun python train.py\n"), "audit.no_launch").empty());
+}
+
 TEST_CASE("srun | tee without pipefail hides a failed run; with pipefail it does not")
 {
   const std::string body = "#SBATCH -N 1\nsrun python train.py 2>&1 | tee log.txt\n";
