@@ -187,9 +187,11 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.sbatch_input_variable", Severity::warning, "an SBATCH_* input variable read inside the job, where it is unset"},
     {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},
     {"audit.use_before_assignment", Severity::warning, "a variable used above its first assignment"},
+    {"audit.prefix_assignment", Severity::warning, "variables set in front of cd/echo/true only: nothing after it sees them"},
     {"audit.no_launch", Severity::advice, "no training launch line could be read"},
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
     {"audit.array_comment", Severity::error, "a `\\ #` comment inside an array: its words become elements"},
+    {"audit.comment_continuation", Severity::error, "a `\\ #` comment in a command line: its words are arguments, the next lines run as commands"},
     {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
     {"audit.shellcheck", Severity::error, "audit --shellcheck: a shellcheck code that breaks a batch job (parse errors, line breaks, arrays, cd, exec)"},
   };

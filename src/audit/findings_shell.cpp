@@ -101,6 +101,16 @@ std::optional<std::string> directive_value_error(const Directive& d)
 void directive_values(FindingContext& c)
 {
   for (const auto& d : c.model.directives) {
+    // "--partition=   # <---- partition …": a blank left for the reader.
+    if (!d.ignored && d.has_value && d.value.empty() && d.spelled.starts_with("--")) {
+      c.add(Severity::error, "audit.directive_value",
+            fmt::format("#SBATCH {}= is left empty: sbatch stops before queueing (the local Slurm 22.05 says "
+                        "\"invalid partition specified: (null)\" for --partition=, \"\"\" is not a valid node "
+                        "count\" for --nodes=)",
+                        d.spelled),
+            fmt::format("fill in the {} or delete the line", d.name), d.offset);
+      continue;
+    }
     if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
         || placeholder(d.value, c.options.template_mode)
         || (d.spelled.starts_with("--") && names_its_option(d.name, d.value))
@@ -153,6 +163,22 @@ void unread_directives(FindingContext& c)
                       "it off on purpose)",
                       line.substr(line.find("#SBATCH"))),
           at);
+  }
+}
+
+// `NCCL_DEBUG=INFO HYDRA_FULL_ERROR=1 cd /opt/NeMo; python …`: assignments in
+// front of a command exist only for that command (bash(1), "SIMPLE COMMAND
+// EXPANSION"); in front of cd, echo or true they reach nothing that runs.
+void prefix_on_builtin(FindingContext& c)
+{
+  for (const auto& p : c.model.builtin_prefixes) {
+    c.add(Severity::warning, "audit.prefix_assignment",
+          fmt::format("{} {} set in front of `{}` only: assignments before a command exist for that command, so "
+                      "nothing after it (the training program included) sees them",
+                      p.names, p.names.find(' ') == std::string::npos ? "is" : "are", p.builtin),
+          "write them as `export NAME=value` on a line of their own before the program, or put them in front of "
+          "the program itself",
+          p.offset);
   }
 }
 
@@ -312,8 +338,50 @@ void use_before_assignment(FindingContext& c)
   }
 }
 
+// The launch line runs something the audit cannot look into: the script's
+// own arguments ("$@"), a command built at run time, or a container or shell
+// that runs another file. Said once, as advice, instead of a silent pass.
+std::optional<std::string> unread_program(const Launch& l)
+{
+  if (l.python || !l.program) {
+    return std::nullopt;
+  }
+  const Word& p = *l.program;
+  const std::string& t = p.text();
+  const std::string first = t.substr(0, t.find(' '));
+  const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
+  static constexpr std::array<std::string_view, 7> k_runners = {"docker", "podman", "singularity", "apptainer",
+                                                                "enroot", "bash", "sh"};
+  const bool runner = std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
+    return std::string("the script's own arguments (\"$@\")");
+  }
+  if (!runner && p.known) {
+    return std::nullopt;
+  }
+  std::string tools;
+  for (const auto& stage : l.stages) {
+    tools += stage.tool + " … ";
+  }
+  if (runner && p.known) {
+    return fmt::format("`{}{} …`, which runs another program or file", tools, first);
+  }
+  return fmt::format("`{}` with a command built when the job runs{}", tools + "\"…\"",
+                     runner ? fmt::format(" (it starts with `{}`)", first) : "");
+}
+
 void no_training_launch(FindingContext& c)
 {
+  if (c.job.launch != nullptr && !c.options.template_mode) {
+    if (const auto what = unread_program(*c.job.launch)) {
+      c.add(Severity::advice, "audit.no_launch",
+            fmt::format("no training program was read: the launch line runs {}; parallelism, environment and memory "
+                        "were not checked",
+                        *what),
+            "run `launchguard check` on the job, or audit the script that starts the training", c.job.launch->program->offset);
+    }
+    return;
+  }
   if (c.job.launch != nullptr || c.model.commands.empty() || c.options.template_mode) {
     return;
   }
@@ -331,6 +399,7 @@ void shell_findings(FindingContext& context)
   unexpanded_directives(context);
   directive_values(context);
   unread_directives(context);
+  prefix_on_builtin(context);
   pipe_without_pipefail(context);
   sbatch_input_variables(context);
   nounset_positional(context);

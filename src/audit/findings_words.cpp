@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace lg::audit::detail {
 
 namespace {
@@ -32,6 +34,46 @@ void array_comments(FindingContext& c)
         break;
       }
     }
+  }
+}
+
+// `accelerate launch --a 1 \ # comment` then more `--b 2 \` lines: outside
+// an array too the backslash quotes the space, so `#` starts no comment: the
+// comment's words are arguments, and the line has no continuation, so the
+// next lines run as commands of their own ("--b: command not found").
+void comment_continuations(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t i = 0; i < m.commands.size(); ++i) {
+    const Command& cmd = m.commands[i];
+    // Written in this command, not brought in by "${ARGS[@]}" (an array's own finding).
+    const auto hash = std::find_if(cmd.words.begin(), cmd.words.end(), [&](const Word& w) {
+      const std::string& t = w.text();
+      return w.known && w.offset >= cmd.begin && w.offset < cmd.end && t.size() >= 2 && t[0] == ' ' && t[1] == '#';
+    });
+    const bool array = std::any_of(m.assignments.begin(), m.assignments.end(), [&](const Assignment& a) {
+      return a.is_array && a.command == static_cast<int>(i);
+    });
+    if (hash == cmd.words.begin() || hash == cmd.words.end() || array) {
+      continue;  // arrays: audit.array_comment
+    }
+    std::string cut;
+    if (i + 1 < m.commands.size() && cmd.terminator == "\n") {
+      const Command& next = m.commands[i + 1];
+      if (next.begin >= 0 && m.text.compare(static_cast<std::size_t>(next.begin), 1, "-") == 0) {
+        const auto from = static_cast<std::size_t>(next.begin);
+        const auto word_end = m.text.find_first_of(" \t\n=", from);
+        cut = fmt::format("; and the line has no continuation, so line {} (`{}` …) runs as a command of its own and the "
+                          "program starts without it",
+                          m.line_of(next.begin),
+                          m.text.substr(from, word_end == std::string::npos ? std::string::npos : word_end - from));
+      }
+    }
+    c.add(Severity::error, "audit.comment_continuation",
+          fmt::format("`\\ #` in the command: the backslash quotes the space, so `#` starts no comment and the "
+                      "comment's words are passed to {} as arguments{}",
+                      cmd.words.front().text(), cut),
+          "end the line with `\\` alone and move the comment above the command", hash->offset);
   }
 }
 
@@ -79,6 +121,7 @@ void angle_redirects(FindingContext& c)
 
 void word_findings(FindingContext& context)
 {
+  comment_continuations(context);
   array_comments(context);
   one_element_host_arrays(context);
   angle_redirects(context);

@@ -164,7 +164,17 @@ struct ScriptModel
   // take (shell_condition.hpp): not run, but their text still holds what a
   // person must fill in (placeholders).
   std::vector<std::pair<int, int>> dead_commands;
-  bool xtrace_from_shebang = false;          // #!/bin/bash -x
+
+  // Assignments in front of a builtin that runs nothing (`NCCL_DEBUG=INFO cd
+  // /opt/NeMo`), in the script or in a `bash -c "…"` it runs: each is the
+  // offset of the first assignment, the names, and the builtin.
+  struct BuiltinPrefix
+  {
+    int offset = -1;
+    std::string names;
+    std::string builtin;
+  };
+  std::vector<BuiltinPrefix> builtin_prefixes;  bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;
   int line_of(int offset) const { return position(offset).line; }

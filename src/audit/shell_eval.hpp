@@ -33,6 +33,7 @@ private:
   void set_options(const std::vector<Word>& words, int offset);
   std::vector<Word> expand_all(const RawCommand& raw, std::size_t from, int command);
   SubScript run_sub(const Word& text);
+  void record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name);
 
   ScriptModel& m_model;
   Variables m_vars;

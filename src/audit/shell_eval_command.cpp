@@ -3,6 +3,9 @@
 
 #include "audit/shell_condition.hpp"
 
+#include <algorithm>
+#include <array>
+
 namespace lg::audit::detail {
 
 namespace {
@@ -131,6 +134,7 @@ void Evaluator::command(const RawCommand& raw)
     return;
   }
   std::vector<Word> words = expand_all(raw, idx, ci);
+  record_builtin_prefix(prefix, name);
   // Only a condition that ends at `; then` or a line end is one test
   // (`[ a ] || [ b ]` is not decided from its first part).
   if (m_condition && !m_open.empty()) {
@@ -161,6 +165,20 @@ void Evaluator::command(const RawCommand& raw)
   }
 }
 
+void Evaluator::record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name)
+{
+  static constexpr std::array<std::string_view, 8> k_builtins = {"cd", "echo", "true", ":", "pushd", "popd", "printf", "mkdir"};
+  if (prefix.empty() || prefix.front().offset < 0
+      || std::find(k_builtins.begin(), k_builtins.end(), name) == k_builtins.end()) {
+    return;
+  }
+  ScriptModel::BuiltinPrefix p{prefix.front().offset, "", name};
+  for (const auto& a : prefix) {
+    p.names += (p.names.empty() ? "" : " ") + a.name;
+  }
+  m_model.builtin_prefixes.push_back(std::move(p));
+}
+
 SubScript Evaluator::run_sub(const Word& text)
 {
   SubScript out;
@@ -181,6 +199,8 @@ SubScript Evaluator::run_sub(const Word& text)
       m_model.uses.push_back(use);
     }
   }
+  m_model.builtin_prefixes.insert(m_model.builtin_prefixes.end(), scratch.builtin_prefixes.begin(),
+                                  scratch.builtin_prefixes.end());
   if (scratch.launches.empty()) {
     return out;
   }

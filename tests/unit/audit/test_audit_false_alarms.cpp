@@ -235,7 +235,8 @@ TEST_CASE("nodes of 4 GPUs and no GPU named: memory not judged against the 8-GPU
   AuditOptions unmatched = h100_options();
   unmatched.gpu_assumed = true;
   unmatched.gpu_unmatched = "gh200 (#SBATCH --constraint=gh200)";
-  const auto why = with_rule(run(tight_70b(16, 8), unmatched), "audit.memory_unknown");
+  const AuditResult unmatched_result = run(tight_70b(16, 8), unmatched);
+  const auto why = with_rule(unmatched_result, "audit.memory_unknown");
   REQUIRE(why.size() == 1);
   CHECK(why[0]->diagnostic.message.find("no preset") != std::string::npos);
   // Named: judged.

@@ -270,7 +270,8 @@ TEST_CASE("a secret-named variable holding a stand-in (xxx) and a your-… value
                   "audit.placeholder")
           .empty());
   // PATH_TO_CONFIG in a launch argument: one placeholder, named as written.
-  const auto path_to = with_rule(run(replace(k_clean, "--bf16", "--bf16 --config ../configs/PATH_TO_CONFIG.yaml")), "audit.placeholder");
+  const AuditResult path_result = run(replace(k_clean, "--bf16", "--bf16 --config ../configs/PATH_TO_CONFIG.yaml"));
+  const auto path_to = with_rule(path_result, "audit.placeholder");
   REQUIRE(path_to.size() == 1);
   CHECK(path_to[0]->diagnostic.message.find("PATH_TO_CONFIG") != std::string::npos);
 }

@@ -47,6 +47,11 @@ TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before 
                       "#SBATCH --mem=0\nsrun python train.py\n"),
                   "audit.directive_value")
           .empty());
+  // Blanks left for the reader (a public Megatron-LM Singularity launcher).
+  const AuditResult blank = run("#!/bin/bash\n#SBATCH --partition=             # <---- partition\n#SBATCH --nodes=2\n"
+                                "srun python train.py\n");
+  REQUIRE(with_rule(blank, "audit.directive_value").size() == 1);
+  CHECK(line_of(with_rule(blank, "audit.directive_value")[0]) == 2);
   // --nodes=NUM_NODES names its option: a placeholder, reported once as such.
   const AuditResult own = run("#!/bin/bash\n#SBATCH --nodes=NUM_NODES\nsrun python train.py\n");
   CHECK(with_rule(own, "audit.directive_value").empty());
@@ -71,6 +76,37 @@ TEST_CASE("#SBATCH lines sbatch does not read: indented, or behind '!'")
   CHECK(found[1]->diagnostic.message.find("--signal=SIGUSR1@90") != std::string::npos);
   // Inside a heredoc the text is another script's (<<- strips its tabs).
   CHECK(with_rule(run("#!/bin/bash\ncat > job.sh <<-EOF\n\t#SBATCH --nodes=2\nEOF\nsbatch job.sh\n"), "audit.directive_unread").empty());
+}
+
+TEST_CASE("assignments in front of cd reach nothing that runs after it")
+{
+  // The shape of NeMo-Framework-Launcher output seen in public scripts:
+  // `bash -c "TRANSFORMERS_OFFLINE=1 HYDRA_FULL_ERROR=1 NCCL_DEBUG=INFO cd /opt/NeMo; …"`.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\nsrun bash -c \"NCCL_DEBUG=INFO HYDRA_FULL_ERROR=1 cd /opt/NeMo; "
+                            "python3 -u train.py\"\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.prefix_assignment");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("NCCL_DEBUG HYDRA_FULL_ERROR are set in front of `cd`") != std::string::npos);
+  // In front of the program they are what the author meant.
+  CHECK(with_rule(run("#!/bin/bash\nNCCL_DEBUG=INFO srun python train.py\n"), "audit.prefix_assignment").empty());
+}
+
+TEST_CASE("a launch line whose program the audit cannot read says so once")
+{
+  // `srun -N NUM_NODES $@` (a public Megatron-DeepSpeed template) and a srun whose
+  // bash -c runs docker: advice, never a silent pass.
+  const AuditResult args_result = run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 2 $@\n");
+  const auto args = with_rule(args_result, "audit.no_launch");
+  REQUIRE(args.size() == 1);
+  CHECK(args[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(args[0]->diagnostic.message.find("the script's own arguments") != std::string::npos);
+  const AuditResult docker_result = run("#!/bin/bash\n#SBATCH --nodes=2\nsrun bash -c \"docker run --gpus all img bash train.sh\"\n");
+  const auto docker = with_rule(docker_result, "audit.no_launch");
+  REQUIRE(docker.size() == 1);
+  CHECK(docker[0]->diagnostic.message.find("docker") != std::string::npos);
+  // A Python program is read: nothing to say.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=1\nsrun python train.py\n"), "audit.no_launch").empty());
 }
 
 TEST_CASE("srun | tee without pipefail hides a failed run; with pipefail it does not")

@@ -75,6 +75,23 @@ TEST_CASE("arrays: a `\\ #` comment inside ( … ) is an error on its line")
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
   // A comment on its own line (or after a plain newline) is a comment.
   CHECK(with_rule(run("ARGS=(\n  --micro-batch-size 1 # fine\n  # fine too\n)\n"), "audit.array_comment").empty());
+  CHECK(with_rule(r, "audit.comment_continuation").empty());
+}
+
+TEST_CASE("commands: a `\\ #` comment makes arguments of its words and cuts the continuation")
+{
+  // The shape of a public accelerate launcher: `--num_processes=4 \ # This is the total …`
+  // then `--main_process_ip=… \` on the next line (bash(1), QUOTING: a backslash quotes the next character).
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\naccelerate launch \\\n--multi_gpu \\\n"
+                            "--num_processes=4 \\ # total GPUs\n--main_process_ip=\"$HEAD\" \\\ntrain.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.comment_continuation");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 5);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("line 6 (`--main_process_ip`") != std::string::npos);
+  // A comment after a plain space is a comment.
+  CHECK(with_rule(run("#!/bin/bash\nsrun python train.py --lr 1 # learning rate\n"), "audit.comment_continuation").empty());
 }
 
 TEST_CASE("arrays: hosts from a quoted $(scontrol show hostnames) are one element")
