@@ -1,7 +1,7 @@
 // bench_tune: the throughput model against the published Megatron Bridge
 // layouts (bridge_performance.json). Calibration set: releases 25.09 and
 // 25.11; every other release is held out.
-// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows]
+// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune] [--speed]
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
 #include "rows.hpp"
@@ -137,6 +137,18 @@ Row h100_fp8_problem(const char* release, const char* task, const char* model, i
   return row;
 }
 
+// The step's costs in ms, the non-zero ones.
+std::string cost_line(const lg::throughput::Throughput& t)
+{
+  std::string out;
+  for (const auto& [name, seconds] : t.costs) {
+    if (seconds > 0) {
+      out += fmt::format("{}{} {:.0f}", out.empty() ? "" : ", ", name, 1e3 * seconds);
+    }
+  }
+  return out + " ms";
+}
+
 // The Megatron Bridge memory-tuning guide's measured table (Llama3 70B SFT,
 // 32 x H100, FP8-CS, seq 4096, GBS 32, MBS 1): the baseline TP4 PP4 VPP5 DP2
 // and its variants, predicted relative changes against measured ones.
@@ -164,12 +176,12 @@ void guide(const lg::config::LoadOptions& options)
                         {"PP4 -> PP8 (DP 2 -> 1)", spec_of(4, 8, core), -0.059},
                         {"+ selective mlp recompute", spec_of(4, 4, mlp), -0.16}};
   fmt::print("memory-tuning guide (Llama3 70B SFT, 32 x H100): baseline predicted {:.0f} TFLOP/s/GPU "
-             "(measured ~704)\n",
-             base.tflops_per_gpu);
+             "(measured ~704; {})\n",
+             base.tflops_per_gpu, cost_line(base));
   for (const Case& c : cases) {
     const auto t = lg::throughput::predict(c.spec);
-    fmt::print("  {:<28} predicted {:+6.1f}%  measured {:+6.1f}%\n", c.name,
-               100 * (t.tflops_per_gpu / base.tflops_per_gpu - 1), 100 * c.measured);
+    fmt::print("  {:<28} predicted {:+6.1f}%  measured {:+6.1f}%  ({})\n", c.name,
+               100 * (t.tflops_per_gpu / base.tflops_per_gpu - 1), 100 * c.measured, cost_line(t));
   }
 }
 
@@ -201,6 +213,8 @@ struct Ranked
   std::vector<std::string> keys;  // distinct published-dimension layouts, best first
   std::vector<double> tokens;     // their best predicted tokens/s/GPU
   long searched = 0;
+  long estimated = 0;   // layouts the memory estimate ran on
+  long candidates = 0;  // survivors
   double seconds = 0;
 };
 
@@ -216,6 +230,8 @@ Ranked rank_layouts(const lg::config::JobSpec& published)
   Ranked out;
   out.seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
   out.searched = result.searched;
+  out.estimated = result.estimated;
+  out.candidates = static_cast<long>(result.candidates.size());
   std::set<std::string> seen;
   for (const auto& c : result.candidates) {
     const std::string key = key_of(c.layout);
@@ -227,80 +243,98 @@ Ranked rank_layouts(const lg::config::JobSpec& published)
   return out;
 }
 
-// tune on the held-out problems: does the published layout fit and pass the
-// rules, is it in tune's top 5 (distinct published-dimension layouts), is its
-// prediction within 10% of the best pick, and are several published layouts
-// of one problem ordered as measured.
-void tune_bench(const std::vector<Predicted>& rows)
+// What tune_bench counts, per group of problems.
+struct Tally
 {
-  std::map<std::string, Ranked> searches;
-  int layouts = 0;
-  int clean = 0;
-  int problems = 0;
-  int top5 = 0;
-  int within10 = 0;
+  int layouts = 0;    // published rows
+  int clean = 0;      // judged fits or borderline, no error-level finding
+  int problems = 0;   // distinct (problem, published layout)
+  int top5 = 0;       // ... among tune's 5 best distinct published-dimension layouts
+  int within10 = 0;   // ... predicted at least 90% of tune's best prediction
+  int searchable = 0;  // ... judged `fits`, so tune's memory pruning keeps it
+  int searchable_top5 = 0;
+  int pairs = 0;      // pairs of different layouts of one problem in one release's table
+  int ordered = 0;    // ... that the prediction orders as measured
+  int any_pairs = 0;  // pairs of different layouts of one problem, any two releases
+  int any_ordered = 0;
+};
+
+std::string split_of(const Row& r)
+{
+  return calibration_release(r.release) ? "calibration" : "held-out";
+}
+
+// The groups a row counts in: its split, split x dense/MoE, split x GPU.
+std::vector<std::string> groups_of(const Predicted& p)
+{
+  const std::string split = split_of(p.row);
+  return {split, split + " " + (p.spec.model.moe ? "moe" : "dense"), split + " " + p.row.system};
+}
+
+double percent(int part, int whole)
+{
+  return 100.0 * part / std::max(1, whole);
+}
+
+// tune on the published problems: does the published layout fit (or sit at the
+// borderline, which tuned runs near capacity do) and break no error rule, is it
+// in tune's top 5 (distinct published-dimension layouts), is its prediction
+// within 10% of the best pick, and are several published layouts of one
+// problem in one release's table ordered as measured. Per split and group.
+void tune_bench(const std::vector<Predicted>& rows, bool verbose)
+{
+  std::map<std::string, Tally> tally;
   std::vector<std::string> misses;
-  std::map<std::string, std::vector<const Predicted*>> by_problem;
+  std::map<std::string, std::vector<const Predicted*>> by_problem;  // split|problem
+  std::map<const Predicted*, bool> fits_outright;
   for (const auto& p : rows) {
-    if (calibration_release(p.row.release)) {
-      continue;
-    }
-    by_problem[problem_of(p.row)].push_back(&p);
-    ++layouts;
+    by_problem[split_of(p.row) + "|" + problem_of(p.row)].push_back(&p);
     const auto est = lg::estimate::estimate(p.spec, {});
     const auto findings = lg::rules::check(p.spec, est);
-    const bool ok = est.verdict == lg::estimate::Verdict::fits && !has_errors(findings);
-    clean += ok ? 1 : 0;
+    const bool fits = est.verdict == lg::estimate::Verdict::fits || est.verdict == lg::estimate::Verdict::borderline;
+    const bool ok = fits && !has_errors(findings);
+    fits_outright[&p] = ok && est.verdict == lg::estimate::Verdict::fits;
+    for (const std::string& g : groups_of(p)) {
+      ++tally[g].layouts;
+      tally[g].clean += ok ? 1 : 0;
+    }
     if (!ok) {
       std::string why = lg::estimate::to_string(est.verdict);
       for (const auto& f : findings) {
         if (f.severity == lg::Severity::error) {
-          why += " " + f.rule;
+          why += " " + f.rule + ": " + f.message;
         }
       }
-      misses.push_back(fmt::format("{} {} {} {} {}: {}", p.row.release, p.row.model, p.row.system,
-                                   p.row.precision, key_of(p.row), why));
+      misses.push_back(fmt::format("{} {} {} {} {} {}: {}", split_of(p.row), p.row.release, p.row.model,
+                                   p.row.system, p.row.precision, key_of(p.row), why));
     }
-  }
-  fmt::print("\ntune on held-out problems (releases after 25.11):\n");
-  fmt::print("  published layouts judged to fit and rule-clean: {}/{} ({:.0f}%)\n", clean, layouts,
-             100.0 * clean / std::max(1, layouts));
-  for (const auto& m : misses) {
-    fmt::print("    not clean: {}\n", m);
   }
   double slowest = 0;
-  int pairs = 0;
-  int ordered = 0;
+  std::vector<std::string> lines;
   for (const auto& [problem, members] : by_problem) {
-    auto it = searches.find(problem);
-    if (it == searches.end()) {
-      it = searches.emplace(problem, rank_layouts(members.front()->spec)).first;
-    }
-    const Ranked& ranked = it->second;
+    const Ranked ranked = rank_layouts(members.front()->spec);
     slowest = std::max(slowest, ranked.seconds);
-    std::set<std::string> published;
+    std::map<std::string, const Predicted*> published;
     for (const Predicted* p : members) {
-      published.insert(key_of(p->row));
+      published.emplace(key_of(p->row), p);
     }
-    for (const std::string& key : published) {
-      ++problems;
+    for (const auto& [key, p] : published) {
       const auto pos = std::find(ranked.keys.begin(), ranked.keys.end(), key);
       const bool in_top5 = pos != ranked.keys.end() && pos - ranked.keys.begin() < 5;
-      top5 += in_top5 ? 1 : 0;
-      double own = 0;
-      for (const Predicted* p : members) {
-        if (key_of(p->row) == key) {
-          own = p->t.tokens_per_sec_per_gpu;
-        }
-      }
+      const double own = p->t.tokens_per_sec_per_gpu;
       const double best = ranked.tokens.empty() ? 0 : ranked.tokens.front();
-      within10 += best > 0 && own >= 0.9 * best ? 1 : 0;
-      fmt::print("  {:<52} {:<30} rank {:>4}  published/best predicted {:5.1f}%\n", problem, key,
-                 pos == ranked.keys.end() ? std::string("-") : std::to_string(pos - ranked.keys.begin() + 1),
-                 best > 0 ? 100 * own / best : 0.0);
+      for (const std::string& g : groups_of(*p)) {
+        ++tally[g].problems;
+        tally[g].top5 += in_top5 ? 1 : 0;
+        tally[g].within10 += best > 0 && own >= 0.9 * best ? 1 : 0;
+        tally[g].searchable += fits_outright[p] ? 1 : 0;
+        tally[g].searchable_top5 += fits_outright[p] && in_top5 ? 1 : 0;
+      }
+      lines.push_back(fmt::format("  {:<64} {:<30} rank {:>4}  published/best predicted {:5.1f}%", problem, key,
+                                  pos == ranked.keys.end() ? std::string("-")
+                                                           : std::to_string(pos - ranked.keys.begin() + 1),
+                                  best > 0 ? 100 * own / best : 0.0));
     }
-    // Ordering: distinct layouts of one problem, any release (measured values then also
-    // differ by software release).
     for (std::size_t i = 0; i < members.size(); ++i) {
       for (std::size_t j = i + 1; j < members.size(); ++j) {
         const Predicted& a = *members[i];
@@ -308,17 +342,46 @@ void tune_bench(const std::vector<Predicted>& rows)
         if (key_of(a.row) == key_of(b.row) || a.row.tokens == b.row.tokens) {
           continue;
         }
-        ++pairs;
-        ordered += ((a.row.tokens > b.row.tokens) == (a.t.tokens_per_sec_per_gpu > b.t.tokens_per_sec_per_gpu)) ? 1 : 0;
+        const bool same = (a.row.tokens > b.row.tokens) == (a.t.tokens_per_sec_per_gpu > b.t.tokens_per_sec_per_gpu);
+        const bool one_table = a.row.release == b.row.release;
+        for (const std::string& g : groups_of(a)) {
+          ++tally[g].any_pairs;
+          tally[g].any_ordered += same ? 1 : 0;
+          tally[g].pairs += one_table ? 1 : 0;
+          tally[g].ordered += one_table && same ? 1 : 0;
+        }
       }
     }
   }
-  fmt::print("  problems x published layouts: {}; in tune's top 5: {} ({:.0f}%); predicted within 10% of "
-             "the best pick: {} ({:.0f}%)\n",
-             problems, top5, 100.0 * top5 / std::max(1, problems), within10,
-             100.0 * within10 / std::max(1, problems));
-  fmt::print("  pairs of different published layouts of one problem ordered as measured: {}/{}\n", ordered,
-             pairs);
+  fmt::print("\ntune on the published problems (problem = task, model, GPU, precision, GPUs, GBS, seq; "
+             "per split):\n");
+  if (verbose) {
+    for (const auto& line : lines) {
+      fmt::print("{}\n", line);
+    }
+  }
+  fmt::print("  {:<24} {:>16} {:>14} {:>14} {:>16} {:>15} {:>18}\n", "group", "fit+rule-clean", "top 5",
+             "top 5 if fits", "within 10% pred", "pairs ordered", "across releases");
+  for (const auto& [group, t] : tally) {
+    auto share = [](int part, int whole) {
+      return whole > 0 ? fmt::format("{:.0f}%", percent(part, whole)) : std::string("-");
+    };
+    fmt::print("  {:<24} {:>4}/{:<4} {:>4.0f}% {:>3}/{:<3} {:>4.0f}% {:>3}/{:<3} {:>4} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} "
+               "{:>5} {:>3}/{:<3} {:>8}\n",
+               group, t.clean, t.layouts, percent(t.clean, t.layouts), t.top5, t.problems,
+               percent(t.top5, t.problems), t.searchable_top5, t.searchable, share(t.searchable_top5, t.searchable),
+               t.within10, t.problems, percent(t.within10, t.problems), t.ordered,
+               t.pairs, share(t.ordered, t.pairs), t.any_ordered, t.any_pairs, share(t.any_ordered, t.any_pairs));
+  }
+  fmt::print("  (fit = verdict fits or borderline; top 5 over distinct TP/PP/VPP/CP/EP/MBS/FSDP layouts; "
+             "top 5 if fits: of the published layouts judged `fits` (tune prunes borderline ones); "
+             "within 10%: the published layout's predicted tokens/s/GPU >= 90% of tune's best prediction; "
+             "pairs: two layouts of one problem in one release's table (the Bridge tables publish none), across releases: "
+             "in any two releases, whose measured figures also differ by software release)\n");
+  fmt::print("  published layouts not judged fit and rule-clean: {}\n", misses.size());
+  for (const auto& m : misses) {
+    fmt::print("    {}\n", m);
+  }
   fmt::print("  slowest search: {:.2f} s CPU\n", slowest);
 }
 
@@ -328,9 +391,10 @@ void speed(const lg::config::LoadOptions& options)
   const Row row = h100_fp8_problem("speed", "pretrain", "llama3.1-405b", 1024, 1536, 8192);
   const auto spec = lg::bench::row_spec(row, options);
   const Ranked ranked = rank_layouts(spec);
-  fmt::print("\nspeed: Llama3.1-405B on 1024 x H100, whole space: {} layouts searched in {:.3f} s "
-             "(CPU time, one thread), best {}\n",
-             ranked.searched, ranked.seconds, ranked.keys.empty() ? "-" : ranked.keys.front());
+  fmt::print("\nspeed: Llama3.1-405B on 1024 x H100, whole space: {} layouts searched ({} estimated, {} "
+             "candidates) in {:.3f} s (CPU time, one thread), best {}\n",
+             ranked.searched, ranked.estimated, ranked.candidates, ranked.seconds,
+             ranked.keys.empty() ? "-" : ranked.keys.front());
 }
 
 } // namespace
@@ -360,6 +424,10 @@ int main(int argc, char** argv)
     p.error = p.t.tokens_per_sec_per_gpu / row.tokens - 1;
     rows.push_back(std::move(p));
   }
+  if (flags.count("--speed") != 0) {
+    speed(options);
+    return 0;
+  }
   guide(options);
   if (flags.count("--calibrate") != 0) {
     calibrate(rows);
@@ -384,7 +452,7 @@ int main(int argc, char** argv)
   }
   speed(options);
   if (flags.count("--no-tune") == 0) {
-    tune_bench(rows);
+    tune_bench(rows, flags.count("--rows") != 0 || flags.count("--ranks") != 0);
   }
   return 0;
 }

@@ -3,7 +3,8 @@
 # (bridge_performance.json: its "source" names project, files and commit).
 #   bench/tune/run.sh               accuracy on calibration and held-out releases, tune ranking, speed
 #   bench/tune/run.sh --calibrate   refit the per-system efficiencies (25.09 + 25.11 only)
-#   bench/tune/run.sh --rows        also every row
+#   bench/tune/run.sh --speed       only the speed figure (Llama3.1-405B x 1024 H100)
+#   bench/tune/run.sh --rows        also every row and every problem's ranks (--ranks: the ranks only)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"

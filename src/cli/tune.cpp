@@ -211,7 +211,7 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
              spec.model.preset.empty() ? "model" : spec.model.preset, config::world_size(spec),
              spec.cluster.gpu_info.display_name, spec.model.seq_length, spec.training.global_batch_size,
              config::to_string(spec.training.precision));
-  fmt::print("searched {} layouts: {} pruned by rules, {} pruned by memory (peak above 90% of {}), "
+  fmt::print("searched {} layouts: {} pruned by rules, {} pruned by memory (peak + band above 90% of {}), "
              "{} candidates\n\n",
              result.searched, result.pruned_by_rules, result.pruned_by_memory, format_bytes(result.capacity_bytes),
              result.candidates.size());

@@ -123,8 +123,15 @@ std::vector<std::string> recompute_modules(const RecomputeSpec& recompute)
 
 bool recomputes_module(const RecomputeSpec& recompute, std::string_view module)
 {
-  const auto modules = recompute_modules(recompute);
-  return std::find(modules.begin(), modules.end(), module) != modules.end();
+  // The same answer as searching recompute_modules(), without copying the list
+  // (the estimator asks this per layer, tune per layout).
+  if (recompute.granularity != RecomputeGranularity::selective) {
+    return false;
+  }
+  if (recompute.modules.empty()) {
+    return module == "core_attn";
+  }
+  return std::find(recompute.modules.begin(), recompute.modules.end(), module) != recompute.modules.end();
 }
 
 bool is_fp8(Precision precision)

@@ -46,6 +46,24 @@ double exposed_seconds(double comm, double window, double eff, bool overlapped)
   return std::max((1 - eff) * comm, comm - eff * std::max(0.0, window));
 }
 
+double tp_block_seconds(double collective, double column, double row, double eff, bool sp,
+                        bool tp_comm_overlap, bool wgrad)
+{
+  if (collective <= 0) {
+    return 0;
+  }
+  const double wgrad_window = wgrad ? column : 0;
+  if (!sp) {
+    return 2 * collective + exposed_seconds(2 * collective, wgrad_window, eff, true);
+  }
+  const double forward = exposed_seconds(collective, column, eff, tp_comm_overlap)
+                         + exposed_seconds(collective, row, eff, tp_comm_overlap);
+  const double backward = exposed_seconds(collective, row, eff, tp_comm_overlap)
+                          + exposed_seconds(collective, column, eff, true)
+                          + exposed_seconds(collective, wgrad_window, eff, true);
+  return forward + backward;
+}
+
 double bubble_seconds(int pp, int vpp, double microbatch_seconds)
 {
   if (pp <= 1) {

@@ -24,6 +24,24 @@ double all_to_all_seconds(double bytes, int group, int local, double fast_bw, do
 // max((1 - eff) * comm, comm - eff * window). `overlapped` false: all of it.
 double exposed_seconds(double comm, double window, double eff, bool overlapped);
 
+// Exposed tensor-parallel communication of one block (attention or MLP) for
+// one microbatch, forward and backward. `collective` is the time of one ring
+// all-gather or reduce-scatter of the block's T x h input; `column` and `row`
+// the forward time of the column-parallel GEMMs that consume the gathered
+// input (QKV, FC1) and of the row-parallel GEMM whose output is reduced (proj,
+// FC2). Each collective overlaps only with the GEMM it is attached to, not
+// with the rest of the layer:
+// - SP: forward AG -> column GEMM and RS <- row GEMM (overlapped only with
+//   TE's `tp_comm_overlap`); backward AG of the output gradient -> row dgrad
+//   (`tp_comm_overlap` only), and the column GEMM's input re-gather behind its
+//   dgrad and its dgrad reduce-scatter behind its wgrad (always asynchronous in
+//   Megatron-LM/TE). 5 collectives.
+// - no SP: a forward all-reduce after the row GEMM (2 collectives, exposed),
+//   and the backward all-reduce of the column dgrad behind its wgrad.
+// `wgrad` false (frozen weights, LoRA): no weight-gradient GEMM to hide behind.
+double tp_block_seconds(double collective, double column, double row, double eff, bool sp,
+                        bool tp_comm_overlap, bool wgrad);
+
 // Pipeline bubble of 1F1B / interleaved 1F1B: (pp - 1) / vpp microbatch times.
 double bubble_seconds(int pp, int vpp, double microbatch_seconds);
 

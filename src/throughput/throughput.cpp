@@ -109,6 +109,12 @@ struct LayerForward
   double core_attention = 0;
   double mlp_gemm = 0;      // dense MLP, or shared experts on an MoE layer
   double expert_gemm = 0;   // routed experts + router
+  // The GEMMs each TP collective is attached to (forward time): attention's
+  // column-parallel input projections and row-parallel output projection, the
+  // MLP's (dense, shared and routed experts) FC1 and FC2.
+  double attention_row = 0;
+  double mlp_column = 0, mlp_row = 0;
+  double attention_column() const { return attention_gemm - attention_row; }
   double norm_elementwise = 0;   // norms, residual adds (sequence-parallel region)
   double other_elementwise = 0;  // RoPE, FP8 casts, permutation
   double activation_elementwise = 0;  // dense/shared activation function
@@ -164,8 +170,8 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     g += gemm_seconds(T, a.kv_lora_rank + a.qk_pos_emb_head_dim, h, s.in_bytes, s.rate, s.hbm);
     up += gemm_seconds(T, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank, s.in_bytes,
                        s.rate, s.hbm);
-    g += gemm_seconds(T, h, heads * a.v_head_dim / tp, s.in_bytes, s.rate, s.hbm);
-    f.attention_gemm = g + up;
+    f.attention_row = gemm_seconds(T, h, heads * a.v_head_dim / tp, s.in_bytes, s.rate, s.hbm);
+    f.attention_gemm = g + up + f.attention_row;
     f.mla_up_gemm = up;
     f.core_attention = 2 * T * s.seq * heads / tp * (qk + a.v_head_dim) / 2 / s.attention_rate;
     q_width = heads * qk / tp;
@@ -174,8 +180,8 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     const double kvc = config::kv_channels(m);
     const double q = heads * kvc;
     const double kv = std::max(1.0, config::num_query_groups(m) / tp) * kvc;
-    f.attention_gemm = gemm_seconds(T, q / tp + 2 * kv, h, s.in_bytes, s.rate, s.hbm)
-                       + gemm_seconds(T, h, q / tp, s.in_bytes, s.rate, s.hbm);
+    f.attention_row = gemm_seconds(T, h, q / tp, s.in_bytes, s.rate, s.hbm);
+    f.attention_gemm = gemm_seconds(T, q / tp + 2 * kv, h, s.in_bytes, s.rate, s.hbm) + f.attention_row;
     f.core_attention = 2 * T * s.seq * heads / tp * (2 * kvc) / 2 / s.attention_rate;
     q_width = q / tp + kv;
     attn_in = h / (s.sp ? tp : 1) + q / tp;
@@ -185,8 +191,11 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
   f.norm_elementwise = elementwise_seconds(s, T * 10 * h / seq_region);
   double mlp_in = 0;
   auto dense_mlp = [&](double ffn) {
-    f.mlp_gemm += gemm_seconds(T, ffn * (gate ? 2 : 1) / tp, h, s.in_bytes, s.rate, s.hbm)
-                  + gemm_seconds(T, h, ffn / tp, s.in_bytes, s.rate, s.hbm);
+    const double fc1 = gemm_seconds(T, ffn * (gate ? 2 : 1) / tp, h, s.in_bytes, s.rate, s.hbm);
+    const double fc2 = gemm_seconds(T, h, ffn / tp, s.in_bytes, s.rate, s.hbm);
+    f.mlp_gemm += fc1 + fc2;
+    f.mlp_column += fc1;
+    f.mlp_row += fc2;
     f.activation_elementwise += elementwise_seconds(s, T * 3 * ffn / tp);
     mlp_in += h / seq_region + ffn / tp;
   };
@@ -199,10 +208,13 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     const double per_expert = T * topk * s.ep * s.etp / (tp * experts);
     const double ffn = e.moe_ffn_hidden_size;
     const double grouped = s.rate * s.rates.grouped_gemm_efficiency;
-    f.expert_gemm = local_experts * (gemm_seconds(per_expert, ffn * (gate ? 2 : 1) / s.etp, h, s.in_bytes,
-                                                  grouped, s.hbm)
-                                     + gemm_seconds(per_expert, h, ffn / s.etp, s.in_bytes, grouped, s.hbm))
-                    + gemm_seconds(T / tp, experts, h, 2, s.rate_bf16, s.hbm);
+    const double fc1 = local_experts
+                           * gemm_seconds(per_expert, ffn * (gate ? 2 : 1) / s.etp, h, s.in_bytes, grouped, s.hbm)
+                       + gemm_seconds(T / tp, experts, h, 2, s.rate_bf16, s.hbm);  // + router
+    const double fc2 = local_experts * gemm_seconds(per_expert, h, ffn / s.etp, s.in_bytes, grouped, s.hbm);
+    f.expert_gemm = fc1 + fc2;
+    f.mlp_column += fc1;
+    f.mlp_row += fc2;
     f.expert_activation_elementwise = elementwise_seconds(s, T * topk * 3 * ffn / tp);
     permute = 4 * T * topk * h / tp;
     mlp_in += topk * (h + ffn) / tp;
@@ -277,13 +289,15 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
   c.compute = gemm_total + f.core_attention * (1 + k_attention_backward) + f.elementwise() * 3;
   c.recompute = full_fraction > 0 ? full_fraction * c.forward : selective_recompute(s, f);
   const auto& m = s.spec.model;
-  // TP: with SP, 6 all-gathers + 4 reduce-scatters of the T x h activation per
-  // layer (forward AG/RS around attention and MLP, backward RS/AG and the
-  // input re-gather for the weight gradient); without SP 4 all-reduces (= 8).
+  // TP: per block (attention, MLP) with SP 3 all-gathers + 2 reduce-scatters of
+  // the T x h activation, without SP 2 all-reduces, each overlapped only with
+  // the GEMM it is attached to (terms.hpp, tp_block_seconds).
   if (s.tp > 1) {
-    const double units = s.sp ? 10 : 8;
-    const double comm = units * ring_seconds(s.tokens * s.h * k_act_bytes, s.tp, s.bw_tp);
-    c.tp = exposed_seconds(comm, gemm_total, s.rates.overlap_efficiency, t.tp_comm_overlap);
+    const double one = ring_seconds(s.tokens * s.h * k_act_bytes, s.tp, s.bw_tp);
+    const double eff = s.rates.overlap_efficiency;
+    const bool overlap = t.tp_comm_overlap && s.sp;
+    c.tp = tp_block_seconds(one, f.attention_column(), f.attention_row, eff, s.sp, overlap, !s.lora)
+           + tp_block_seconds(one, f.mlp_column, f.mlp_row, eff, s.sp, overlap, !s.lora);
   }
   if (s.cp > 1) {
     double kv_width = 0;

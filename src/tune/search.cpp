@@ -4,6 +4,8 @@
 #include "rules/rules.hpp"
 
 #include <algorithm>
+#include <array>
+#include <set>
 
 namespace lg::tune {
 namespace {
@@ -70,6 +72,44 @@ double peak_lower_bound(const config::JobSpec& spec, const Layout& l, double den
   return (dense_gpu + expert_gpu) * (2 + grad) + moments;
 }
 
+// Every field of a layout, for the search's memo of what was over memory.
+using LayoutKey = std::array<int, 14>;
+
+LayoutKey key_of(const Layout& l)
+{
+  return {l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, l.first_stage_layers, l.last_stage_layers,
+          l.micro_batch_size, l.sequence_parallel ? 1 : 0, l.recompute, l.distributed_optimizer ? 1 : 0,
+          l.fsdp ? 1 : 0, l.cpu_offloading_layers};
+}
+
+// Layouts that need no more memory than `l` and differ from it in one
+// setting that only shrinks memory: sequence parallelism on (activations of
+// the norms, residuals and dropouts split over TP), the distributed optimizer
+// on (optimizer state sharded over DP), full recompute of every layer
+// (`full_uniform`, the choice's index; only each layer's input is kept).
+// enumerate() visits each of them before `l`; when one was over memory, so is `l`.
+std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& count)
+{
+  std::array<LayoutKey, 3> out{};
+  count = 0;
+  if (full_uniform >= 0 && l.recompute != full_uniform) {
+    Layout lighter = l;
+    lighter.recompute = full_uniform;
+    out[static_cast<std::size_t>(count++)] = key_of(lighter);
+  }
+  if (l.tp > 1 && !l.sequence_parallel) {
+    Layout lighter = l;
+    lighter.sequence_parallel = true;
+    out[static_cast<std::size_t>(count++)] = key_of(lighter);
+  }
+  if (!l.fsdp && !l.distributed_optimizer) {
+    Layout lighter = l;
+    lighter.distributed_optimizer = true;
+    out[static_cast<std::size_t>(count++)] = key_of(lighter);
+  }
+  return out;
+}
+
 } // namespace
 
 config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate)
@@ -100,17 +140,37 @@ Result search(const Request& request)
   const auto parameter_split = dense_and_expert_parameters(base);
   const auto dense_params = parameter_split.first;
   const auto expert_params = parameter_split.second;
+  std::set<LayoutKey> over_memory;  // layouts found over memory so far
+  int full_uniform = -1;            // the choice that recomputes every layer in full
+  for (std::size_t i = 0; i < result.recompute_choices.size(); ++i) {
+    const RecomputeChoice& r = result.recompute_choices[i];
+    if (r.granularity == config::RecomputeGranularity::full && r.method == config::RecomputeMethod::uniform
+        && r.num_layers == 1) {
+      full_uniform = static_cast<int>(i);
+    }
+  }
   const SpaceCounts counts = enumerate(
       base, request.free, fixed, static_cast<int>(result.recompute_choices.size()), [&](const Layout& layout) {
+        int lighter_count = 0;
+        const auto lighter = lighter_than(layout, full_uniform, lighter_count);
+        for (int i = 0; i < lighter_count; ++i) {
+          if (over_memory.count(lighter[static_cast<std::size_t>(i)]) != 0) {
+            over_memory.insert(key_of(layout));
+            ++result.pruned_by_memory;
+            return false;
+          }
+        }
         if (peak_lower_bound(base, layout, dense_params, expert_params) > limit) {
+          over_memory.insert(key_of(layout));
           ++result.pruned_by_memory;
           return false;
         }
         apply_layout(layout, result.recompute_choices, result.keep, work);
         const estimate::Estimate est = estimate::estimate(work, options);
-        const double band = est.peak_bytes;
+        const double band = est.peak_bytes + est.band_bytes;  // the band's upper edge
         ++result.estimated;
         if (est.verdict != estimate::Verdict::fits || band > limit) {
+          over_memory.insert(key_of(layout));
           ++result.pruned_by_memory;
           return false;
         }

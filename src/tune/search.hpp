@@ -26,7 +26,7 @@ struct Candidate
 {
   Layout layout;
   double peak_bytes = 0;   // device peak of the most loaded stage
-  double band_bytes = 0;   // upper edge of the estimate's band (the point estimate until bands exist)
+  double band_bytes = 0;   // upper edge of the estimate's band: peak_bytes + the band
   std::vector<double> stage_peaks;  // per pipeline rank
   estimate::Verdict verdict = estimate::Verdict::fits;
   int warnings = 0;        // rule warnings (errors prune)

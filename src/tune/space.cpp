@@ -168,8 +168,10 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
   const auto mbss = free.mbs ? std::vector<int>{1, 2, 4, 8, 16} : one(fixed.micro_batch_size);
   const auto offloads = free.offload ? std::vector<int>{0, std::max(1, layers / 2)}
                                      : one(fixed.cpu_offloading_layers);
+  // Descending: the full-recompute choices (the lightest) come before the
+  // selective ones and none, so search() can skip what the lightest did not fit.
   std::vector<int> recomputes;
-  for (int i = 0; i < recompute_count; ++i) {
+  for (int i = recompute_count - 1; i >= 0; --i) {
     if (free.recompute || i == fixed.recompute) {
       recomputes.push_back(i);
     }

@@ -42,8 +42,10 @@ struct SpaceCounts
 };
 
 // Call `visit` with every layout of the space around `base` (fixed dimensions
-// at `fixed`'s values) that passes the structural checks. Micro batch sizes
-// are visited last and ascending; `visit` returns false when the layout was
+// at `fixed`'s values) that passes the structural checks. Recompute choices
+// are visited in descending index order (recompute_choices() lists full
+// recompute last); sequence parallelism on before off, the distributed
+// optimizer on before off. Micro batch sizes are visited last and ascending; `visit` returns false when the layout was
 // over memory, and the larger micro batches of it are then not visited.
 SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layout& fixed,
                       int recompute_count, const std::function<bool(const Layout&)>& visit);

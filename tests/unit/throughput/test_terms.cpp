@@ -46,3 +46,27 @@ TEST_CASE("bubble_seconds: (pp - 1) / vpp microbatch times (Narayanan et al. 202
   CHECK(bubble_seconds(8, 1, 0.5) == doctest::Approx(3.5));
   CHECK(bubble_seconds(1, 1, 0.5) == 0);
 }
+
+TEST_CASE("tp_block_seconds: each TP collective hides only behind the GEMM it is attached to")
+{
+  // One block = 3 all-gathers + 2 reduce-scatters with SP (Megatron-LM
+  // tensor_parallel/layers.py LinearWithGradAccumulationAndAsyncCommunication: forward AG
+  // before the column GEMM, RS after the row GEMM; backward AG of the row GEMM's output
+  // gradient, the column GEMM's input re-gathered behind its dgrad, its dgrad
+  // reduce-scattered behind its wgrad). Collective 1 s, overlap efficiency 0.8.
+  // Long windows: every collective keeps (1 - 0.8) = 0.2 s.
+  CHECK(tp_block_seconds(1.0, 10, 10, 0.8, true, true, true) == doctest::Approx(5 * 0.2));
+  // Short windows (column 0.5 s, row 0.25 s): 1 - 0.8 x 0.5 = 0.6 behind the column GEMM
+  // (forward AG, backward re-gather, backward RS), 1 - 0.8 x 0.25 = 0.8 behind the row GEMM
+  // (forward RS, backward AG): 3 x 0.6 + 2 x 0.8.
+  CHECK(tp_block_seconds(1.0, 0.5, 0.25, 0.8, true, true, true) == doctest::Approx(3.4));
+  // No tp_comm_overlap: forward AG, RS and the backward AG are exposed; the two asynchronous
+  // backward collectives still hide: 3 + 2 x 0.2.
+  CHECK(tp_block_seconds(1.0, 10, 10, 0.8, true, false, true) == doctest::Approx(3.4));
+  // No SP: a forward all-reduce (2 collectives) exposed, the backward all-reduce behind the
+  // column wgrad: 2 + max(0.2 x 2, 2 - 0.8 x 10).
+  CHECK(tp_block_seconds(1.0, 10, 10, 0.8, false, false, true) == doctest::Approx(2.4));
+  // Frozen weights (LoRA): no wgrad, the dgrad reduce-scatter is exposed: 4 x 0.2 + 1.
+  CHECK(tp_block_seconds(1.0, 10, 10, 0.8, true, true, false) == doctest::Approx(1.8));
+  CHECK(tp_block_seconds(0.0, 10, 10, 0.8, true, true, true) == 0);
+}

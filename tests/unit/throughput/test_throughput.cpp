@@ -48,19 +48,27 @@ TEST_CASE("the costs add up to the step and the rates follow from it")
   CHECK(t.tflops_per_gpu == doctest::Approx(t.model_flops_per_step / 32 / t.step_time_s / 1e12));
 }
 
-TEST_CASE("TP communication: exposed in full without tp_comm_overlap, none at TP 1")
+TEST_CASE("TP communication: 6 to 10 collectives a layer without tp_comm_overlap, none at TP 1")
 {
   auto spec = testing::llama3_70b_sft();
   spec.training.tp_comm_overlap = false;
   const auto plain = throughput::predict(spec);
-  // 10 ring collectives (6 AG + 4 RS with SP) of T x h x 2 B per layer per microbatch:
-  // T = 4096, h = 8192; TP 4 inside the NVLink domain at 450 GB/s x 0.8. Stage 3 is the
-  // slowest (it also holds the logit layer): 20 layers x 16 microbatches.
+  // Per block (attention, MLP) 5 ring collectives (3 AG + 2 RS with SP) of T x h x 2 B per
+  // microbatch: T = 4096, h = 8192; TP 4 inside the NVLink domain at 450 GB/s x 0.8. Without
+  // tp_comm_overlap 3 of them are exposed, the 2 asynchronous backward ones partly. Stage 3
+  // is the slowest (it also holds the logit layer): 20 layers x 16 microbatches.
   const auto rates = throughput::system_rates(spec.cluster.gpu_info);
-  const double per_layer = 10 * throughput::ring_seconds(4096.0 * 8192 * 2, 4, rates.nvlink_bw * rates.nvlink_efficiency);
-  CHECK(throughput::cost(plain, "tp_comm") == doctest::Approx(per_layer * 20 * 16));
+  const double one = throughput::ring_seconds(4096.0 * 8192 * 2, 4, rates.nvlink_bw * rates.nvlink_efficiency);
+  const double layers = 20 * 16;
+  CHECK(throughput::cost(plain, "tp_comm") >= doctest::Approx(6 * one * layers));
+  CHECK(throughput::cost(plain, "tp_comm") <= doctest::Approx(10 * one * layers));
   spec.training.tp_comm_overlap = true;
-  CHECK(throughput::cost(throughput::predict(spec), "tp_comm") < 0.5 * throughput::cost(plain, "tp_comm"));
+  const double tp4 = throughput::cost(throughput::predict(spec), "tp_comm");
+  CHECK(tp4 < 0.5 * throughput::cost(plain, "tp_comm"));
+  // TP 8 (DP 1): the collective grows by (7/8)/(3/4) while the QKV and proj GEMMs it hides
+  // behind halve; with 2x the microbatches per rank the exposed time more than doubles.
+  spec.parallelism.tp = 8;
+  CHECK(throughput::cost(throughput::predict(spec), "tp_comm") > 2 * (7.0 / 8) / (3.0 / 4) * tp4);
   spec.parallelism.tp = 1;
   spec.parallelism.sequence_parallel = false;
   spec.training.tp_comm_overlap = false;
