@@ -384,6 +384,24 @@ TEST_CASE("saturation: absurd sizes give finite, non-negative bytes")
   CHECK(est.verdict == lg::estimate::Verdict::oom);
 }
 
+TEST_CASE("error band: a feature with few or no validation records is not narrowed by others")
+{
+  // Fine-grained offloading has one validation record (its error is the
+  // band); LoRA has none in the validation data (the accuracy bound).
+  auto spec = lg::testing::minimal_job_spec();
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.offload_modules = {"attn_norm"};
+  const auto offload = lg::estimate::error_band(spec);
+  CHECK(offload.source == "offload");
+  CHECK(offload.relative > lg::estimate::error_band(lg::testing::minimal_job_spec()).relative);
+  auto lora = lg::testing::minimal_job_spec();
+  lora.peft.method = "lora";
+  const auto unvalidated = lg::estimate::error_band(lora);
+  CHECK(unvalidated.source == "unvalidated:lora");
+  CHECK(unvalidated.relative == lg::estimate::k_unvalidated_band);
+  CHECK(unvalidated.records == 0);
+}
+
 TEST_CASE("error band: the stage carries band x peak and the verdict uses the upper edge")
 {
   const auto spec = lg::testing::llama3_70b_sft();
