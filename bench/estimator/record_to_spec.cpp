@@ -343,6 +343,7 @@ void map_memory_flags(const json& record, config::JobSpec& spec)
     t.offload_modules = read.training.offload_modules;
   }
   t.cross_entropy_fusion = read.training.cross_entropy_fusion;
+  t.unfused_softmax_in_fp32 = read.training.unfused_softmax_in_fp32;
   t.defer_embedding_wgrad_compute = read.training.defer_embedding_wgrad_compute;
   t.wgrad_deferral_limit = read.training.wgrad_deferral_limit;
   t.optimizer.distributed_instances = read.training.optimizer.distributed_instances;

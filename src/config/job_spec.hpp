@@ -175,6 +175,11 @@ struct TrainingSpec
   // Cross-entropy: "none" (unfused: bf16 logits plus an fp32 copy), "native"
   // (Megatron's fused kernel) or "te" (Transformer Engine's parallel CE).
   std::string cross_entropy_fusion = "none";
+  // Megatron's own (local) attention with its softmax in PyTorch in fp32:
+  // --transformer-impl local, --no-masked-softmax-fusion and
+  // --attention-softmax-in-fp32 (or --apply-query-key-layer-scaling, which
+  // forces it). The fp32 probabilities are kept for the softmax's backward.
+  bool unfused_softmax_in_fp32 = false;
   // --defer-embedding-wgrad-compute with --wgrad-deferral-limit: the output
   // layer's weight gradient is deferred, keeping its inputs per microbatch.
   bool defer_embedding_wgrad_compute = false;

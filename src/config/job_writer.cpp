@@ -408,6 +408,11 @@ std::vector<std::string> job_to_megatron_args(const JobSpec& spec, std::vector<s
     flag("offload-modules");
     a.insert(a.end(), t.offload_modules.begin(), t.offload_modules.end());
   }
+  if (t.unfused_softmax_in_fp32) {
+    value("transformer-impl", "local");
+    flag("no-masked-softmax-fusion");
+    flag("attention-softmax-in-fp32");
+  }
   if (t.cross_entropy_fusion != "none") {
     flag("cross-entropy-loss-fusion");
     value("cross-entropy-fusion-impl", t.cross_entropy_fusion);

@@ -84,6 +84,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& key_effects()
     {"training.fp8_param_gather", "memory (no high-precision weight copy) and speed; rules (`--fp8-param-gather`)"},
     {"training.offload_modules", "memory: which activations fine-grained offloading moves to the host (`--offload-modules`)"},
     {"training.cross_entropy_fusion", "memory (logits kept for the loss) (`--cross-entropy-loss-fusion`, `--cross-entropy-fusion-impl`)"},
+    {"training.unfused_softmax_in_fp32", "memory (fp32 attention probabilities kept with unfused attention) (`--transformer-impl local` with `--no-masked-softmax-fusion` and `--attention-softmax-in-fp32` or `--apply-query-key-layer-scaling`)"},
     {"training.defer_embedding_wgrad_compute", "memory (the output layer's inputs kept per microbatch) (`--defer-embedding-wgrad-compute`)"},
     {"training.wgrad_deferral_limit", "memory (how many microbatches' inputs are kept) (`--wgrad-deferral-limit`)"},
     {"training.disable_parameter_transpose_cache", "nothing yet: read, not modelled (a Megatron Bridge setting)"},

@@ -414,6 +414,16 @@ void read_memory_features(Reader& r, JobSpec& spec)
   if (r.set("cross-entropy-loss-fusion", "training.cross_entropy_fusion")) {
     t.cross_entropy_fusion = r.word("cross-entropy-fusion-impl").value_or("native") == "te" ? "te" : "native";
   }
+  // --transformer-impl local builds Megatron's DotProductAttention (unfused,
+  // core/transformer/dot_product_attention.py); without the masked-softmax
+  // kernel its FusedScaleMaskSoftmax.forward_torch_softmax runs in fp32 when
+  // asked to (core/fusions/fused_softmax.py; apply_query_key_layer_scaling
+  // forces attention_softmax_in_fp32 in transformer_config.py).
+  if (r.word("transformer-impl", "training.attention_backend").value_or("") == "local") {
+    t.attention_backend = AttentionBackend::unfused;
+    const bool fp32 = r.set("attention-softmax-in-fp32") || r.set("apply-query-key-layer-scaling");
+    t.unfused_softmax_in_fp32 = fp32 && r.set("no-masked-softmax-fusion", "training.unfused_softmax_in_fp32");
+  }
   t.defer_embedding_wgrad_compute = r.set("defer-embedding-wgrad-compute", "training.defer_embedding_wgrad_compute");
   assign(r.integer("wgrad-deferral-limit", "training.wgrad_deferral_limit", 0, 1 << 20), t.wgrad_deferral_limit);
   assign(r.integer("num-distributed-optimizer-instances", "training.optimizer.distributed_instances", 1, 1024), t.optimizer.distributed_instances);

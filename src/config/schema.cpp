@@ -295,6 +295,7 @@ std::vector<Section> build_schema()
                 {"fp8_param_gather", bool_key(LG_FIELD(training.fp8_param_gather))},
                 {"offload_modules", list_key(LG_FIELD(training.offload_modules))},
                 {"cross_entropy_fusion", choice_key(LG_FIELD(training.cross_entropy_fusion), {"none", "native", "te"})},
+                {"unfused_softmax_in_fp32", bool_key(LG_FIELD(training.unfused_softmax_in_fp32))},
                 {"defer_embedding_wgrad_compute", bool_key(LG_FIELD(training.defer_embedding_wgrad_compute))},
                 {"wgrad_deferral_limit", int_key(LG_FIELD(training.wgrad_deferral_limit), 0, 1 << 20)},
                 {"disable_parameter_transpose_cache", bool_key(LG_FIELD(training.disable_parameter_transpose_cache))},

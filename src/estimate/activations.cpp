@@ -77,7 +77,15 @@ double score_bytes(const config::JobSpec& spec, const Dims& d)
   if (spec.training.attention_backend != AttentionBackend::unfused) {
     return 0;
   }
-  const double per_element = spec.model.attention_dropout > 0 ? 5.0 : 2.0;
+  // Kept per score: the 16-bit probabilities (saved by the softmax and the
+  // probs x V bmm), and with dropout its mask and output. Megatron's
+  // forward_torch_softmax in fp32 (core/fusions/fused_softmax.py: input.float(),
+  // torch.nn.Softmax saves its fp32 output, then .half()/.bfloat16()) keeps the
+  // fp32 probabilities besides the 16-bit copy the bmm or dropout reads.
+  double per_element = spec.model.attention_dropout > 0 ? 5.0 : 2.0;
+  if (spec.training.unfused_softmax_in_fp32) {
+    per_element += spec.model.attention_dropout > 0 ? 2.0 : 4.0;
+  }
   return per_element * spec.model.num_attention_heads * d.tokens * d.seq / d.tp;
 }
 

@@ -80,14 +80,19 @@ Band error_band(const config::JobSpec& spec)
   if (const BandRow* row = find(mix); row != nullptr && row->records >= 3) {
     return Band{row->p90, mix, row->records};
   }
+  // A feature with few records keeps the error they showed, and one with
+  // none is not narrowed by the records of other features.
   Band widest;
   for (const auto& g : groups) {
-    if (const BandRow* row = find("group:" + g); row != nullptr && row->records >= 3 &&
-                                                 row->p90 > widest.relative) {
-      widest = Band{row->p90, g, row->records};
+    const BandRow* row = find("group:" + g);
+    const Band band = row != nullptr && row->records > 0
+                          ? Band{row->p90, g, row->records}
+                          : Band{k_unvalidated_band, "unvalidated:" + g, 0};
+    if (band.relative > widest.relative) {
+      widest = band;
     }
   }
-  if (widest.records > 0) {
+  if (!groups.empty()) {
     return widest;
   }
   if (const BandRow* all = find("all"); all != nullptr) {

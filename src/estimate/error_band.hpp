@@ -27,8 +27,14 @@ struct Band
 };
 
 // Return the band for `spec`: the record's exact feature mix when the data
-// has at least 3 records of it, else the widest band among its groups, else
-// the band of all records.
+// has at least 3 records of it, else the widest band among its groups (a
+// group with one or two records gives what they measured; a group with no
+// validation record at all gives k_unvalidated_band, source
+// "unvalidated:<group>"), else the band of all records.
 Band error_band(const config::JobSpec& spec);
+
+// The band of a feature no validation record covers: the accuracy bound the
+// estimator is held to (within 10 %), not a measured error.
+inline constexpr double k_unvalidated_band = 0.10;
 
 } // namespace lg::estimate

@@ -203,9 +203,15 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
                     ? verdict_of(out.peak_bytes, out.band_bytes, out.capacity_bytes)
                     : Verdict::unknown;
   add_assumptions(spec, options, out);
-  out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
-                            std::to_string(band.records) + " validation records (" +
-                            band.source + ")");
+  if (band.records == 0 && band.source.starts_with("unvalidated:")) {
+    out.assumptions.push_back("error band: " + std::to_string(static_cast<int>(band.relative * 100 + 0.5)) +
+                              "% because no validation record covers " + band.source.substr(12) +
+                              " (the accuracy bound, not a measured error)");
+  } else {
+    out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
+                              std::to_string(band.records) + " validation record" +
+                              (band.records == 1 ? "" : "s") + " (" + band.source + ")");
+  }
   return out;
 }
 

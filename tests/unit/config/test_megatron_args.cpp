@@ -62,6 +62,28 @@ TEST_CASE("megatron_args: memory flags: layout, offload modules, CE fusion, defe
                   lg::InputError);
 }
 
+TEST_CASE("megatron_args: local attention without the softmax kernel keeps fp32 probabilities")
+{
+  // Megatron-LM: --transformer-impl local builds core/transformer/dot_product_attention.py
+  // (unfused); --no-masked-softmax-fusion sends FusedScaleMaskSoftmax to
+  // forward_torch_softmax (core/fusions/fused_softmax.py), in fp32 with
+  // --attention-softmax-in-fp32 or --apply-query-key-layer-scaling
+  // (transformer_config.py __post_init__ forces it).
+  const std::vector<std::string> base = {"--num-layers", "4", "--hidden-size", "64",
+                                         "--num-attention-heads", "2", "--transformer-impl", "local"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto argv = base;
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return lg::config::job_from_megatron_args(argv, {});
+  };
+  const auto scaled = with({"--no-masked-softmax-fusion", "--apply-query-key-layer-scaling"});
+  CHECK(scaled.training.attention_backend == lg::config::AttentionBackend::unfused);
+  CHECK(scaled.training.unfused_softmax_in_fp32);
+  CHECK(with({"--no-masked-softmax-fusion", "--attention-softmax-in-fp32"}).training.unfused_softmax_in_fp32);
+  CHECK_FALSE(with({"--attention-softmax-in-fp32"}).training.unfused_softmax_in_fp32);  // the fused kernel
+  CHECK_FALSE(with({"--no-masked-softmax-fusion"}).training.unfused_softmax_in_fp32);   // 16-bit softmax
+}
+
 TEST_CASE("megatron_args: DeepSpeed ZeRO and distillation teachers are recorded as not modelled")
 {
   const auto spec = lg::config::job_from_megatron_args(

@@ -328,6 +328,26 @@ TEST_CASE("MoE experts: a non-gated activation times the routing probabilities k
         doctest::Approx(routed * 1024 * 2));
 }
 
+TEST_CASE("unfused attention: a PyTorch softmax in fp32 keeps the fp32 probabilities too")
+{
+  // Megatron-LM core/fusions/fused_softmax.py forward_torch_softmax:
+  // input.float(), torch.nn.Softmax (saves its fp32 output), then
+  // .half()/.bfloat16() for dropout (mask 1 B + output 2 B) or the bmm (2 B).
+  auto spec = functional_test_moe();
+  spec.model.moe.reset();
+  spec.model.num_attention_heads = 8;
+  spec.training.attention_backend = lg::config::AttentionBackend::unfused;
+  spec.model.attention_dropout = 0.1;
+  const double scores = 8.0 * 1024 * 4 * 1024;  // heads x s*b x s
+  const double dropout = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.unfused_softmax_in_fp32 = true;
+  CHECK(lg::estimate::layer_activation_bytes(spec, 0) - dropout == doctest::Approx(2 * scores));
+  spec.model.attention_dropout = 0;
+  const double fp32 = lg::estimate::layer_activation_bytes(spec, 0);
+  spec.training.unfused_softmax_in_fp32 = false;
+  CHECK(fp32 - lg::estimate::layer_activation_bytes(spec, 0) == doctest::Approx(4 * scores));
+}
+
 TEST_CASE("honesty: a feature that is not modelled makes the verdict unknown")
 {
   auto spec = lg::testing::llama3_70b_sft();
@@ -362,6 +382,24 @@ TEST_CASE("saturation: absurd sizes give finite, non-negative bytes")
   CHECK(est.peak_bytes > 0);
   CHECK(est.peak_bytes <= 1e18);
   CHECK(est.verdict == lg::estimate::Verdict::oom);
+}
+
+TEST_CASE("error band: a feature with few or no validation records is not narrowed by others")
+{
+  // Fine-grained offloading has one validation record (its error is the
+  // band); LoRA has none in the validation data (the accuracy bound).
+  auto spec = lg::testing::minimal_job_spec();
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.offload_modules = {"attn_norm"};
+  const auto offload = lg::estimate::error_band(spec);
+  CHECK(offload.source == "offload");
+  CHECK(offload.relative > lg::estimate::error_band(lg::testing::minimal_job_spec()).relative);
+  auto lora = lg::testing::minimal_job_spec();
+  lora.peft.method = "lora";
+  const auto unvalidated = lg::estimate::error_band(lora);
+  CHECK(unvalidated.source == "unvalidated:lora");
+  CHECK(unvalidated.relative == lg::estimate::k_unvalidated_band);
+  CHECK(unvalidated.records == 0);
 }
 
 TEST_CASE("error band: the stage carries band x peak and the verdict uses the upper edge")
