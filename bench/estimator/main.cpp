@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -312,6 +313,12 @@ int main(int argc, char** argv)
     print_stats(tier, rows);
   }
   print_stats("all", every);
+  // The records the estimator gives a number for (verdict not unknown: a
+  // feature it does not model, such as a distillation teacher).
+  std::vector<const Row*> judged;
+  std::copy_if(every.begin(), every.end(), std::back_inserter(judged),
+               [](const Row* r) { return r->verdict != "unknown"; });
+  print_stats("all judged (verdict not unknown)", judged);
   std::printf("\nper feature group (a record counts in each of its groups):\n");
   for (const auto& [group, rows] : groups) {
     print_stats(group, rows);
