@@ -419,6 +419,9 @@ int main(int argc, char** argv)
              source.at("files").dump(), source.at("commit").get<std::string>());
   std::vector<Predicted> rows;
   for (const Row& row : lg::bench::read_rows(doc)) {
+    if (!row.judged) {
+      continue;  // no consistent layout in the row (corrections.cpp)
+    }
     Predicted p{row, lg::bench::row_spec(row, options), 0, {}};
     p.t = lg::throughput::predict(p.spec);
     p.error = p.t.tokens_per_sec_per_gpu / row.tokens - 1;

@@ -37,6 +37,7 @@ std::vector<Row> read_rows(const nlohmann::json& doc)
     for (const auto& note : r.at("notes")) {
       row.without_mtp = row.without_mtp || note == "without_mtp";
     }
+    apply_correction(row);
     rows.push_back(row);
   }
   return rows;
@@ -76,6 +77,7 @@ std::string job_text(const Row& row)
                       row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false",
                       row.fsdp > 0 ? "megatron" : "none");
   text += recipe.training;
+  text += row.extra_training;
   if (row.task == "lora") {
     text += "[peft]\nmethod = \"lora\"\n";
   }

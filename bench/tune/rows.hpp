@@ -19,8 +19,17 @@ struct Row
   double tokens = 0;  // measured tokens/s/GPU
   double tflops = 0;  // measured Model TFLOP/s/GPU
   bool without_mtp = false;
+  // Set by read_rows for a row that contradicts its table or its release's
+  // configs (corrections.cpp): what was changed and why, whether it is judged
+  // at all, and [training] lines the release's config adds.
+  std::string corrected;
+  bool judged = true;
+  std::string extra_training;
   std::string problem() const;  // release|task|model|system|precision|gpus|gbs|seq
 };
+
+// The release config's layout for a row that contradicts it (corrections.cpp).
+void apply_correction(Row& row);
 
 std::vector<Row> read_rows(const nlohmann::json& doc);
 
