@@ -339,8 +339,8 @@ void use_before_assignment(FindingContext& c)
 }
 
 // The launch line runs something the audit cannot look into: the script's
-// own arguments ("$@"), a command built at run time, or a container or shell
-// that runs another file. Said once, as advice, instead of a silent pass.
+// own arguments ("$@"), a command built at run time, or a container runtime
+// or shell that runs another file. Said once, as advice, instead of a silent pass.
 std::optional<std::string> unread_program(const Launch& l)
 {
   if (l.python || !l.program) {
@@ -350,8 +350,9 @@ std::optional<std::string> unread_program(const Launch& l)
   const std::string& t = p.text();
   const std::string first = t.substr(0, t.find(' '));
   const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
-  static constexpr std::array<std::string_view, 7> k_runners = {"docker", "podman", "singularity", "apptainer",
-                                                                "enroot", "bash", "sh"};
+  // apptainer/singularity exec are wrapper stages (launch.cpp reads the command
+  // they run); these hand the work to another program or file.
+  static constexpr std::array<std::string_view, 5> k_runners = {"docker", "podman", "enroot", "bash", "sh"};
   const bool runner = std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
     return std::string("the script's own arguments (\"$@\")");
