@@ -152,3 +152,20 @@ TEST_CASE("activation offload costs host-link time only when it is enabled")
   spec.training.cpu_offloading_layers = 40;
   CHECK(throughput::cost(throughput::predict(spec), "offload") > 0);
 }
+
+TEST_CASE("per-kernel overhead: per microbatch, so a larger micro batch pays it fewer times")
+{
+  // Llama3-70B SFT (TP 4, PP 4, VPP 5) on H100: each layer's kernels cost the device gap
+  // per microbatch (GPU-bound: the host keeps ahead), so MBS 2 at the same global batch
+  // launches half the microbatches and pays exactly half.
+  auto spec = testing::llama3_70b_sft();
+  const double mbs1 = throughput::cost(throughput::predict(spec), "launch");
+  CHECK(mbs1 > 0);
+  spec.training.micro_batch_size = 2;
+  CHECK(throughput::cost(throughput::predict(spec), "launch") == doctest::Approx(mbs1 / 2));
+  // CP 2 (DP 2 -> 1): twice the microbatches per rank, and the ring's extra attention steps
+  // and sends are more kernels in each: more than twice the overhead.
+  spec.training.micro_batch_size = 1;
+  spec.parallelism.cp = 2;
+  CHECK(throughput::cost(throughput::predict(spec), "launch") > 2 * mbs1);
+}
