@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
+#include <string_view>
 
 namespace lg::audit::detail {
 
@@ -44,11 +47,49 @@ bool has_trap(const ScriptModel& model)
   return false;
 }
 
+// Signals whose default action is to terminate the process (signal(7)):
+// a shell without a trap for one of them dies when it arrives.
+bool terminates_by_default(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 9> k_terminating = {"USR1", "USR2", "TERM", "INT", "HUP",
+                                                                      "QUIT", "ALRM", "PIPE", "XCPU"};
+  return std::find(k_terminating.begin(), k_terminating.end(), name) != k_terminating.end();
+}
+
+// `#SBATCH --signal=B:USR1@60` and no `trap`: Slurm sends the signal to the
+// batch shell only (sbatch(1), --signal "B:"), whose default action is to
+// die; when the batch script ends, Slurm ends the job and the steps it was
+// running (so the program, Megatron or not, is killed without a checkpoint).
+// Returns whether it reported.
+bool batch_signal_untrapped(FindingContext& c)
+{
+  const Directive* d = c.model.directive("signal");
+  if (d == nullptr || !d->has_value || !d->value.starts_with("B:") || has_trap(c.model)) {
+    return false;
+  }
+  const std::string value = d->value.substr(2);
+  const std::string sent = signal_name(value.substr(0, value.find('@')));
+  if (!terminates_by_default(sent)) {
+    return false;
+  }
+  const auto at = value.find('@');
+  c.add(Severity::warning, "audit.signal",
+        fmt::format("#SBATCH --signal=B:… sends SIG{} to the batch shell only, and the script has no trap: the "
+                    "shell dies of it (the default action){}, the job ends there and its steps are killed, so the "
+                    "training processes never see the signal",
+                    sent, at == std::string::npos ? "" : fmt::format(" {} s before the time limit", value.substr(at + 1))),
+        fmt::format("drop the B: prefix (Slurm then signals the job steps), or `trap 'kill -{} $PID; wait' {}` "
+                    "around a backgrounded launch",
+                    sent, sent),
+        d->value_offset);
+  return true;
+}
+
 } // namespace
 
 void signal_findings(FindingContext& c)
 {
-  if (!c.job.megatron) {
+  if (batch_signal_untrapped(c) || !c.job.megatron) {
     return;
   }
   const Word* handler = nullptr;
@@ -77,7 +118,6 @@ void signal_findings(FindingContext& c)
     return;
   }
   std::string value = d->value;
-  const bool batch_only = value.starts_with("B:");
   if (value.size() > 2 && value[1] == ':') {
     value.erase(0, 2);
   }
@@ -93,11 +133,6 @@ void signal_findings(FindingContext& c)
           fmt::format("#SBATCH --signal sends SIG{} but --exit-signal-handler listens for SIG{}", sent, wanted),
           fmt::format("#SBATCH --signal={}{}", wanted, d->value.find('@') == std::string::npos ? "" : d->value.substr(d->value.find('@'))),
           d->value_offset);
-  } else if (batch_only && !has_trap(c.model)) {
-    c.add(Severity::warning, "audit.signal",
-          "#SBATCH --signal=B:… signals only the batch shell, which has no trap: the training processes never "
-          "see it",
-          "drop the B: prefix, or trap the signal in the script and forward it", d->value_offset);
   }
 }
 

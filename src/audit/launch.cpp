@@ -217,6 +217,7 @@ bool ChainParser::python_step()
       }
       m_launch.program = target;
       m_launch.python = true;
+      m_launch.module = t == "-m";
       m_launch.args.assign(m_words.begin() + static_cast<std::ptrdiff_t>(m_i), m_words.end());
       m_i = m_words.size();
       return false;
