@@ -68,6 +68,7 @@ private:
   std::vector<slurm::JobId> m_registered;
   std::int64_t m_registered_at = 0;
   long m_questions = 0;
+  std::int64_t m_own_answer_at = -1;  // when this process last wrote the shared answer
   bool m_asking_slurm = false;  // an error now is Slurm's, not the cache's
 };
 
