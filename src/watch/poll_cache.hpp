@@ -19,7 +19,7 @@
 // next question serves them all (watch/session.hpp). Otherwise one process
 // takes the lock and asks Slurm once for the jobs of every registered
 // process; the others wait for that answer. A process whose jobs the last
-// answer lacks waits up to 5 s for the next one. All files are private
+// answer, another process's, lacks waits up to 5 s for the next one. All files are private
 // (util/private_files.hpp).
 #pragma once
 
@@ -74,6 +74,7 @@ private:
   std::vector<slurm::JobId> m_registered;
   std::int64_t m_registered_at = 0;
   long m_questions = 0;
+  std::int64_t m_own_answer_at = -1;  // when this process last wrote the shared answer
   bool m_asking_slurm = false;  // an error now is Slurm's, not the cache's
 };
 

@@ -150,4 +150,21 @@ TEST_CASE("poll_cache: processes that start moments after a question share the n
   CHECK(s.clock.now() == renewed);
 }
 
+TEST_CASE("poll_cache: a process's own answer never holds back its next job (a retry's attempt)")
+{
+  // `submit --retry` alone on a login node: attempt 2's job is missing from
+  // the answer attempt 1's last check wrote; waiting for another process's
+  // question there only delayed every retry by 5 s.
+  Shared s;
+  lg::watch::PollCache a(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
+  a.query(std::vector<lg::slurm::JobId>{"1"}, 0ms);
+  s.wall += 500;
+  const auto before = s.clock.now();
+  const auto answer = a.query(std::vector<lg::slurm::JobId>{"2"}, 0ms).statuses;
+  REQUIRE(answer.size() == 1);
+  CHECK(answer[0].state == JobState::pending);
+  CHECK(s.clock.now() == before);  // asked at once
+  CHECK(s.slurm.queries().size() == 2);
+}
+
 TEST_SUITE_END();
