@@ -85,10 +85,52 @@ bool batch_signal_untrapped(FindingContext& c)
   return true;
 }
 
+// Code that says the program is PyTorch Lightning: its CLI (`lightning run
+// model …`, `fabric run …`) or LightningCLI options (`--trainer.devices=8`).
+// A file name or a comment is not evidence.
+const Word* lightning_evidence(const ScriptModel& model)
+{
+  for (const auto& l : model.launches) {
+    if (!l.program || !l.program->known) {
+      continue;
+    }
+    const std::string base = l.program->text().substr(l.program->text().rfind('/') + 1);
+    if ((base == "lightning" || base == "fabric") && !l.args.empty() && l.args.front().text() == "run") {
+      return &*l.program;
+    }
+    for (const auto& a : l.args) {
+      if (a.known && a.text().starts_with("--trainer.")) {
+        return &a;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Lightning's SLURM auto-requeue (SLURMEnvironment, requeue signal SIGUSR1)
+// saves a checkpoint and resubmits only when that signal arrives; Slurm sends
+// it only if asked (Lightning docs, "Run on a SLURM-managed cluster": "#SBATCH
+// --signal=SIGUSR1@90"). Advice: the run may not mean to be requeued.
+void lightning_signal(FindingContext& c)
+{
+  if (c.model.directive("signal") != nullptr || c.model.directives.empty()) {
+    return;
+  }
+  if (const Word* evidence = lightning_evidence(c.model)) {
+    c.add(Severity::advice, "audit.signal",
+          "the program is PyTorch Lightning, whose SLURM auto-requeue checkpoints and resubmits the job when "
+          "SIGUSR1 arrives, but no #SBATCH --signal asks Slurm to send it: at the time limit the run is killed "
+          "without that checkpoint",
+          "add #SBATCH --signal=SIGUSR1@90 (seconds before the limit; allow for a checkpoint save)",
+          evidence->offset);
+  }
+}
+
 } // namespace
 
 void signal_findings(FindingContext& c)
 {
+  lightning_signal(c);
   if (batch_signal_untrapped(c) || !c.job.megatron) {
     return;
   }

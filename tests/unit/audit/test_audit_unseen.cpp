@@ -143,3 +143,38 @@ TEST_CASE("train_gpt.py with no Megatron-LM flag is not read as Megatron")
   const AuditResult m = run("#!/bin/bash\n#SBATCH --gres=gpu:1\npython pretrain_gpt.py --config c.yaml\n");
   CHECK(with_rule(m, "audit.memory_unknown").size() == 1);
 }
+
+TEST_CASE("a heredoc read by bash -s or ssh HOST is launch code, not data")
+{
+  // bash(1): -s (or no file operand) reads commands from standard input; an
+  // unquoted delimiter has the batch shell expand the body first, a quoted one not.
+  const AuditResult s = run("#!/bin/bash\n#SBATCH -N 1\nLR=1\nbash -s <<EOF\nexport NCCL_DEBUG=TRACE\n"
+                            "python train.py --lr $LR\nEOF\n");
+  CAPTURE(describe(s));
+  REQUIRE(with_rule(s, "env.debug_setting").size() == 1);
+  CHECK(line_of(with_rule(s, "env.debug_setting")[0]) == 5);
+  CHECK(with_rule(s, "audit.no_launch").empty());
+  const AuditResult ssh = run("#!/bin/bash\n#SBATCH -N 2\nfor h in a b; do\n  ssh -p 22 $h <<'EOF' &\n"
+                              "torchrun --nproc_per_node 8 -m pkg.train.py\nEOF\ndone\nwait\n");
+  CAPTURE(describe(ssh));
+  CHECK(with_rule(ssh, "audit.module_name").size() == 1);
+  // cat/sbatch heredocs stay data.
+  CHECK(with_rule(run("#!/bin/bash\ncat > cfg <<EOF\nexport NCCL_DEBUG=TRACE\nEOF\nsrun python train.py\n"),
+                  "env.debug_setting").empty());
+}
+
+TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Lightning")
+{
+  // Lightning docs, "Run on a SLURM-managed cluster": auto-requeue needs
+  // #SBATCH --signal=SIGUSR1@90.
+  const AuditResult cli = run("#!/bin/bash\n#SBATCH -N 2\nsrun python main.py fit --trainer.num_nodes=2\n");
+  const auto found = with_rule(cli, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun lightning run model train.py\n"), "audit.signal").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --signal=SIGUSR1@90\nsrun python main.py fit --trainer.num_nodes=2\n"),
+                  "audit.signal").empty());
+  // A comment or a file name is not evidence.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n# PyTorch Lightning\nsrun python lightning_train.py\n"),
+                  "audit.signal").empty());
+}
