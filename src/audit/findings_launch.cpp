@@ -321,6 +321,76 @@ void gpus_mismatch(FindingContext& c)
         fmt::format("start {} processes per node (or request {} GPUs per node)", gpus, per_node), at);
 }
 
+// `srun torchrun --nproc_per_node 4 train.py` on several nodes with no
+// --nnodes: torchrun's default is --nnodes=1:1 (torch/distributed/run.py),
+// so each node's torchrun is a one-node job of its own, all on the same
+// master address and port; they never form one job of N nodes.
+void torchrun_default_nnodes(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || c.job.nodes <= 1) {
+    return;
+  }
+  const LaunchStage* srun = l->stage("srun");
+  const LaunchStage* torchrun = l->stage("torchrun");
+  if (srun == nullptr || torchrun == nullptr || srun->offset > torchrun->offset) {
+    return;
+  }
+  // srun narrowed to fewer nodes (-N 1, -w host, -n 1) is not judged.
+  for (const char* narrowing : {"nodes", "N", "nodelist", "w", "ntasks", "n", "relative", "r"}) {
+    if (srun->find(narrowing) != nullptr) {
+      return;
+    }
+  }
+  if (torchrun->find("nnodes") != nullptr || torchrun->find("standalone") != nullptr) {
+    return;
+  }
+  const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];
+  const int program_at = l->program ? l->program->offset : command.end;
+  for (const auto& w : command.words) {
+    if (w.offset >= 0 && w.offset < program_at && !w.known) {
+      return;  // a word that may hold --nnodes ($DISTRIBUTED_ARGS)
+    }
+  }
+  c.add(Severity::error, "audit.torchrun_default_nnodes",
+        fmt::format("srun starts torchrun on each of the {} nodes without --nnodes: torchrun's default is "
+                    "--nnodes=1:1, so every node runs a one-node job of its own on the same rendezvous address "
+                    "instead of one job across the nodes",
+                    c.job.nodes),
+        "pass --nnodes \"$SLURM_JOB_NUM_NODES\" with a c10d rendezvous (--rdzv-backend c10d --rdzv-endpoint "
+        "HEAD:PORT), or --node-rank from each task",
+        torchrun->offset);
+}
+
+// `python -m pkg.train.py`: -m takes a module name; Python's runpy looks for
+// a module "py" inside pkg.train and stops ("Error while finding module
+// specification …"; runpy.py adds "Try using 'pkg.train' instead of
+// 'pkg.train.py' as the module name").
+void module_with_py_suffix(FindingContext& c)
+{
+  for (const auto& l : c.model.launches) {
+    if (!l.program || !l.program->known || !l.program->text().ends_with(".py")) {
+      continue;
+    }
+    bool module = l.module;
+    for (const auto& stage : l.stages) {
+      module = module || ((stage.tool == "torchrun" || stage.tool == "deepspeed")
+                          && (stage.find("m") != nullptr || stage.find("module") != nullptr));
+    }
+    if (!module) {
+      continue;
+    }
+    const std::string& name = l.program->text();
+    c.add(Severity::error, "audit.module_name",
+          fmt::format("-m {} names a file, not a module: Python's -m looks for a module called \"py\" inside "
+                      "{} and the program stops before it starts (runpy: \"Try using '{}' instead of '{}' as the "
+                      "module name\")",
+                      name, name.substr(0, name.size() - 3), name.substr(0, name.size() - 3), name),
+          fmt::format("write -m {} (or drop -m and give the file's path)", name.substr(0, name.size() - 3)),
+          l.program->offset);
+  }
+}
+
 } // namespace
 
 void signal_findings(FindingContext& c);  // findings_secrets.cpp
@@ -333,6 +403,8 @@ void launch_findings(FindingContext& c)
   container_env(c);
   duplicated_counts(c);
   gpus_mismatch(c);
+  torchrun_default_nnodes(c);
+  module_with_py_suffix(c);
   signal_findings(c);
 }
 

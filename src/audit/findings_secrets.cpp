@@ -63,6 +63,28 @@ bool your_placeholder(std::string_view t)
   return head == "your" && (next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0);
 }
 
+// "#SBATCH --account=project_xxxxxxxxx", "--qos=XXXX": a part of an #SBATCH
+// value (between non-alphanumerics) that is one letter x, three or more
+// times, in one case. No account, partition or host is spelled so; in a
+// variable it may be somebody's value, so only directives are read this way.
+bool x_filler(std::string_view t)
+{
+  std::size_t i = 0;
+  while (i < t.size()) {
+    std::size_t j = i;
+    while (j < t.size() && std::isalnum(static_cast<unsigned char>(t[j])) != 0) {
+      ++j;
+    }
+    const std::string_view part = t.substr(i, j - i);
+    if (part.size() >= 3 && (part.front() == 'x' || part.front() == 'X')
+        && std::all_of(part.begin(), part.end(), [&](char ch) { return ch == part.front(); })) {
+      return true;
+    }
+    i = j + 1;
+  }
+  return false;
+}
+
 } // namespace
 
 bool placeholder(std::string_view t, bool template_mode)
@@ -250,6 +272,10 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
     std::string t = placeholder_token(value, template_mode);
     if (t.empty()) {
       t = placeholder_token(word, template_mode);
+    }
+    if (t.empty() && (eq != std::string::npos || (previous.starts_with("-") && previous.find('=') == std::string::npos))
+        && x_filler(value)) {
+      t = value;
     }
     if (t.empty() && word.starts_with("--") && eq != std::string::npos && names_its_option(word.substr(0, eq), value)) {
       t = value;

@@ -4,6 +4,7 @@
 // pipefail, sbatch's input variables read inside the job, `set -u` with
 // positional parameters, use before assignment, and no training launch read.
 #include "audit/findings.hpp"
+#include "audit/launch.hpp"
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <vector>
 
 namespace lg::audit::detail {
 
@@ -98,9 +100,33 @@ std::optional<std::string> directive_value_error(const Directive& d)
   return std::nullopt;
 }
 
+// `#SBATCH --partition==gpu` or `#SBATCH --time =`: a doubled or spaced '='
+// leaves '=' in the value, and sbatch rejects it for the options it checks
+// (Slurm 22.05 says "invalid partition specified: =" and "Invalid --time
+// specification" for these two lines).
+bool checked_option(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 16> k_checked = {
+    "partition", "account",   "qos",   "time",           "nodes",      "ntasks",         "ntasks-per-node", "cpus-per-task",
+    "mem",       "mem-per-gpu", "gres", "gpus",          "gpus-per-node", "gpus-per-task", "constraint",   "reservation"};
+  return std::find(k_checked.begin(), k_checked.end(), name) != k_checked.end();
+}
+
 void directive_values(FindingContext& c)
 {
   for (const auto& d : c.model.directives) {
+    if (!d.ignored && d.has_value && d.value.starts_with("=") && checked_option(d.name)) {
+      c.add(Severity::error, "audit.directive_value",
+            fmt::format("#SBATCH {} holds \"{}\": an extra or spaced '=' becomes part of the value, and sbatch stops "
+                        "before queueing{}",
+                        d.spelled, d.value,
+                        d.name == "partition" ? " (the local Slurm 22.05: \"invalid partition specified: =\")"
+                        : d.name == "time"    ? " (the local Slurm 22.05: \"Invalid --time specification\")"
+                                              : ""),
+            fmt::format("write it as --{}=VALUE, with one '=' and no spaces", d.name),
+            d.value_offset >= 0 ? d.value_offset : d.offset);
+      continue;
+    }
     // "--partition=   # <---- partition …": a blank left for the reader.
     if (!d.ignored && d.has_value && d.value.empty() && d.spelled.starts_with("--")) {
       c.add(Severity::error, "audit.directive_value",
@@ -130,6 +156,17 @@ void directive_values(FindingContext& c)
   }
 }
 
+// The rest of the line from `from`, without a trailing " # comment".
+std::string line_before_comment(const std::string& text, std::size_t from)
+{
+  const auto eol = text.find('\n', from);
+  std::string line = text.substr(from, eol == std::string::npos ? std::string::npos : eol - from);
+  if (const auto comment = line.find(" #"); comment != std::string::npos) {
+    line.resize(comment);
+  }
+  return line;
+}
+
 // Lines that read as #SBATCH options but that sbatch skips: it reads only
 // lines beginning with "#SBATCH" (an indented one, or "!#SBATCH", is not
 // read, as the local cluster's sbatch shows). "##SBATCH" is the usual way
@@ -151,11 +188,7 @@ void unread_directives(FindingContext& c)
     if ((!indented && !banged) || in_heredoc) {
       continue;
     }
-    const auto eol = m.text.find('\n', first);
-    std::string line = m.text.substr(first, eol == std::string::npos ? std::string::npos : eol - first);
-    if (const auto comment = line.find(" #"); comment != std::string::npos) {
-      line.resize(comment);
-    }
+    const std::string line = line_before_comment(m.text, first);
     c.add(Severity::warning, "audit.directive_unread",
           fmt::format("`{}` is not read by sbatch: only lines that begin with #SBATCH are options ({})", line,
                       indented ? "this one is indented" : "this one begins with '!'"),
@@ -163,6 +196,70 @@ void unread_directives(FindingContext& c)
                       "it off on purpose)",
                       line.substr(line.find("#SBATCH"))),
           at);
+  }
+}
+
+// One edit (a letter changed, dropped, added, or two swapped) from "SBATCH".
+bool near_sbatch(std::string word)
+{
+  std::transform(word.begin(), word.end(), word.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+  const std::string want = "SBATCH";
+  if (word == want) {
+    return true;  // "#sbatch", "#Sbatch": another case
+  }
+  if (word.size() == want.size()) {
+    std::vector<std::size_t> diff;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (word[i] != want[i]) {
+        diff.push_back(i);
+      }
+    }
+    return diff.size() == 1
+           || (diff.size() == 2 && diff[1] == diff[0] + 1 && word[diff[0]] == want[diff[1]] && word[diff[1]] == want[diff[0]]);
+  }
+  const std::string& longer = word.size() > want.size() ? word : want;
+  const std::string& shorter = word.size() > want.size() ? want : word;
+  if (longer.size() != shorter.size() + 1) {
+    return false;
+  }
+  for (std::size_t skip = 0; skip < longer.size(); ++skip) {
+    if (longer.substr(0, skip) + longer.substr(skip + 1) == shorter) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "#SBTACH -e err.log", "#sbatch --nodes=2" among the directives: sbatch
+// matches the exact prefix "#SBATCH" (sbatch(1): "#SBATCH", case
+// sensitive), so the line is a comment and the option is never set.
+void misspelled_directives(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t l = 0; l < m.line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(m.line_starts[l]);
+    if (c.model.first_command_offset >= 0 && static_cast<int>(begin) >= c.model.first_command_offset) {
+      break;
+    }
+    if (m.text.compare(begin, 1, "#") != 0 || m.text.compare(begin, 7, "#SBATCH") == 0) {
+      continue;
+    }
+    std::size_t end = begin + 1;
+    while (end < m.text.size() && std::isalpha(static_cast<unsigned char>(m.text[end])) != 0) {
+      ++end;
+    }
+    const std::string word = m.text.substr(begin + 1, end - begin - 1);
+    const auto option = m.text.find_first_not_of(" \t", end);
+    if (word.size() < 5 || end == m.text.size() || (m.text[end] != ' ' && m.text[end] != '\t') || option == std::string::npos
+        || m.text[option] != '-' || !near_sbatch(word)) {
+      continue;
+    }
+    const std::string line = line_before_comment(m.text, begin);
+    c.add(Severity::warning, "audit.directive_unread",
+          fmt::format("`{}` is not read by sbatch: it reads only lines that begin with exactly #SBATCH (case "
+                      "sensitive), so #{} is a comment and the option is never set",
+                      line, word),
+          fmt::format("spell it `#SBATCH{}`", line.substr(1 + word.size())), static_cast<int>(begin));
   }
 }
 
@@ -214,7 +311,8 @@ void pipe_without_pipefail(FindingContext& c)
 {
   for (const auto& launch : c.model.launches) {
     const Command& command = c.model.commands[static_cast<std::size_t>(launch.command)];
-    if (command.terminator != "|" || !launch.has("srun")) {
+    // srun lines, and the training launch whatever starts it (`deepspeed … | tee`).
+    if (command.terminator != "|" || (!launch.has("srun") && &launch != c.job.launch)) {
       continue;
     }
     bool pipefail = false;
@@ -224,9 +322,12 @@ void pipe_without_pipefail(FindingContext& c)
       }
     }
     if (!pipefail) {
+      const std::string tool = launch.stages.empty() ? basename_of(launch.program ? launch.program->text() : "")
+                                                     : launch.stages.front().tool;
       c.add(Severity::warning, "audit.pipe_status",
-            "the launch line is piped (`srun … | …`) without `set -o pipefail`: the job's exit status is the last "
-            "command's, so a failed training run ends COMPLETED",
+            fmt::format("the launch line is piped (`{} … | …`) without `set -o pipefail`: a pipeline's status is its "
+                        "last command's (bash(1), \"Pipelines\"), so a failed training run ends COMPLETED",
+                        tool),
             "add `set -o pipefail` before the launch line", command.begin);
     }
   }
@@ -256,6 +357,112 @@ void sbatch_input_variables(FindingContext& c)
           "SLURM_GPUS_ON_NODE …)",
           use.offset);
   }
+}
+
+// What another batch system sets for its jobs (Grid Engine's NHOSTS, NSLOTS,
+// PE_HOSTFILE; PBS/Torque's PBS_*; LSF's LSB_*; Cobalt's COBALT_*): a Slurm
+// job does not set them, so in a script sbatch runs they expand to nothing
+// (`num_gpus=$((8 * ${NHOSTS}))` is then a syntax error).
+bool other_scheduler_variable(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 6> k_exact = {"NHOSTS", "NSLOTS", "PE_HOSTFILE", "SGE_TASK_ID",
+                                                              "NQUEUES", "SGE_O_WORKDIR"};
+  return name.starts_with("PBS_") || name.starts_with("LSB_") || name.starts_with("COBALT_")
+         || std::find(k_exact.begin(), k_exact.end(), name) != k_exact.end();
+}
+
+void other_scheduler_variables(FindingContext& c)
+{
+  if (c.model.directives.empty()) {
+    return;  // a script for several schedulers, or not a batch script: nothing says Slurm runs it
+  }
+  std::set<std::string> seen;
+  for (const auto& use : c.model.uses) {
+    if (!use.batch_shell || use.guarded || use.offset < 0 || !other_scheduler_variable(use.name)
+        || assigned_before(c.model, use.name, use.offset) || !seen.insert(use.name).second) {
+      continue;
+    }
+    c.add(Severity::warning, "audit.other_scheduler_variable",
+          fmt::format("${} is set by another batch system (Grid Engine, PBS, LSF or Cobalt), not by Slurm: in a "
+                      "job sbatch starts it is unset and expands to nothing",
+                      use.name),
+          "use Slurm's own variable (SLURM_JOB_NUM_NODES, SLURM_NTASKS, SLURM_JOB_NODELIST, SLURM_SUBMIT_DIR …)",
+          use.offset);
+  }
+}
+
+// The interpreter the first line names, when it is a POSIX sh ("sh", "dash",
+// "/usr/bin/env sh"), else empty.
+std::string posix_shell(const std::string& text)
+{
+  if (!text.starts_with("#!")) {
+    return {};
+  }
+  std::string line = text.substr(2, text.find('\n') == std::string::npos ? std::string::npos : text.find('\n') - 2);
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < line.size();) {
+    const auto b = line.find_first_not_of(" \t\r", i);
+    if (b == std::string::npos) {
+      break;
+    }
+    const auto e = std::min(line.find_first_of(" \t\r", b), line.size());
+    words.push_back(line.substr(b, e - b));
+    i = e;
+  }
+  if (words.empty()) {
+    return {};
+  }
+  std::string program = basename_of(words[0]);
+  if (program == "env" && words.size() > 1) {
+    program = basename_of(words[1]);
+  }
+  return program == "sh" || program == "dash" ? words[0] : std::string();
+}
+
+// `#!/bin/sh` with bash syntax: slurmd executes the batch script itself, so
+// the kernel runs the interpreter its #! line names (sbatch(1): the script's
+// first line must name an interpreter). Where /bin/sh is dash (Debian,
+// Ubuntu) `[[`, arrays and `source` fail ("[[: not found", "Syntax error:
+// \"(\" unexpected"); where it is bash (RHEL) they work.
+void bash_syntax_under_sh(FindingContext& c)
+{
+  const std::string shell = posix_shell(c.model.text);
+  if (shell.empty()) {
+    return;
+  }
+  int at = -1;
+  std::string what;
+  auto consider = [&](int offset, std::string feature) {
+    if (offset >= 0 && (at < 0 || offset < at)) {
+      at = offset;
+      what = std::move(feature);
+    }
+  };
+  static constexpr std::array<std::string_view, 7> k_bash_words = {"[[", "source", "declare", "typeset", "shopt",
+                                                                   "pushd", "popd"};
+  for (const auto& command : c.model.commands) {
+    if (command.words.empty() || !command.words.front().known) {
+      continue;
+    }
+    const std::string& first = command.words.front().text();
+    if (std::find(k_bash_words.begin(), k_bash_words.end(), first) != k_bash_words.end()) {
+      consider(command.words.front().offset, "`" + first + "`");
+    }
+  }
+  for (const auto& a : c.model.assignments) {
+    if (a.is_array && a.kind == AssignKind::assign) {
+      consider(a.offset, "an array (`" + a.name + "=(…)`)");
+    }
+  }
+  if (at < 0) {
+    return;
+  }
+  c.add(Severity::warning, "audit.shell_mismatch",
+        fmt::format("the script starts with #!{} but line {} uses bash syntax ({}): Slurm runs the batch script with "
+                    "the interpreter its first line names, and where /bin/sh is dash (Debian, Ubuntu) the job stops "
+                    "there; it works only where /bin/sh is bash",
+                    shell, c.model.line_of(at), what),
+        "start the script with #!/bin/bash", 0);
 }
 
 bool positional(const std::string& name)
@@ -400,9 +607,12 @@ void shell_findings(FindingContext& context)
   unexpanded_directives(context);
   directive_values(context);
   unread_directives(context);
+  misspelled_directives(context);
   prefix_on_builtin(context);
   pipe_without_pipefail(context);
   sbatch_input_variables(context);
+  other_scheduler_variables(context);
+  bash_syntax_under_sh(context);
   nounset_positional(context);
   use_before_assignment(context);
   word_findings(context);

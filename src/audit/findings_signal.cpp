@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cctype>
+#include <string_view>
 
 namespace lg::audit::detail {
 
@@ -44,11 +47,91 @@ bool has_trap(const ScriptModel& model)
   return false;
 }
 
+// Signals whose default action is to terminate the process (signal(7)):
+// a shell without a trap for one of them dies when it arrives.
+bool terminates_by_default(const std::string& name)
+{
+  static constexpr std::array<std::string_view, 9> k_terminating = {"USR1", "USR2", "TERM", "INT", "HUP",
+                                                                      "QUIT", "ALRM", "PIPE", "XCPU"};
+  return std::find(k_terminating.begin(), k_terminating.end(), name) != k_terminating.end();
+}
+
+// `#SBATCH --signal=B:USR1@60` and no `trap`: Slurm sends the signal to the
+// batch shell only (sbatch(1), --signal "B:"), whose default action is to
+// die; when the batch script ends, Slurm ends the job and the steps it was
+// running (so the program, Megatron or not, is killed without a checkpoint).
+// Returns whether it reported.
+bool batch_signal_untrapped(FindingContext& c)
+{
+  const Directive* d = c.model.directive("signal");
+  if (d == nullptr || !d->has_value || !d->value.starts_with("B:") || has_trap(c.model)) {
+    return false;
+  }
+  const std::string value = d->value.substr(2);
+  const std::string sent = signal_name(value.substr(0, value.find('@')));
+  if (!terminates_by_default(sent)) {
+    return false;
+  }
+  const auto at = value.find('@');
+  c.add(Severity::warning, "audit.signal",
+        fmt::format("#SBATCH --signal=B:… sends SIG{} to the batch shell only, and the script has no trap: the "
+                    "shell dies of it (the default action){}, the job ends there and its steps are killed, so the "
+                    "training processes never see the signal",
+                    sent, at == std::string::npos ? "" : fmt::format(" {} s before the time limit", value.substr(at + 1))),
+        fmt::format("drop the B: prefix (Slurm then signals the job steps), or `trap 'kill -{} $PID; wait' {}` "
+                    "around a backgrounded launch",
+                    sent, sent),
+        d->value_offset);
+  return true;
+}
+
+// Code that says the program is PyTorch Lightning: its CLI (`lightning run
+// model …`, `fabric run …`) or LightningCLI options (`--trainer.devices=8`).
+// A file name or a comment is not evidence.
+const Word* lightning_evidence(const ScriptModel& model)
+{
+  for (const auto& l : model.launches) {
+    if (!l.program || !l.program->known) {
+      continue;
+    }
+    const std::string base = l.program->text().substr(l.program->text().rfind('/') + 1);
+    if ((base == "lightning" || base == "fabric") && !l.args.empty() && l.args.front().text() == "run") {
+      return &*l.program;
+    }
+    for (const auto& a : l.args) {
+      if (a.known && a.text().starts_with("--trainer.")) {
+        return &a;
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Lightning's SLURM auto-requeue (SLURMEnvironment, requeue signal SIGUSR1)
+// saves a checkpoint and resubmits only when that signal arrives; Slurm sends
+// it only if asked (Lightning docs, "Run on a SLURM-managed cluster": "#SBATCH
+// --signal=SIGUSR1@90"). Advice: the run may not mean to be requeued.
+void lightning_signal(FindingContext& c)
+{
+  if (c.model.directive("signal") != nullptr || c.model.directives.empty()) {
+    return;
+  }
+  if (const Word* evidence = lightning_evidence(c.model)) {
+    c.add(Severity::advice, "audit.signal",
+          "the program is PyTorch Lightning, whose SLURM auto-requeue checkpoints and resubmits the job when "
+          "SIGUSR1 arrives, but no #SBATCH --signal asks Slurm to send it: at the time limit the run is killed "
+          "without that checkpoint",
+          "add #SBATCH --signal=SIGUSR1@90 (seconds before the limit; allow for a checkpoint save)",
+          evidence->offset);
+  }
+}
+
 } // namespace
 
 void signal_findings(FindingContext& c)
 {
-  if (!c.job.megatron) {
+  lightning_signal(c);
+  if (batch_signal_untrapped(c) || !c.job.megatron) {
     return;
   }
   const Word* handler = nullptr;
@@ -77,7 +160,6 @@ void signal_findings(FindingContext& c)
     return;
   }
   std::string value = d->value;
-  const bool batch_only = value.starts_with("B:");
   if (value.size() > 2 && value[1] == ':') {
     value.erase(0, 2);
   }
@@ -93,11 +175,6 @@ void signal_findings(FindingContext& c)
           fmt::format("#SBATCH --signal sends SIG{} but --exit-signal-handler listens for SIG{}", sent, wanted),
           fmt::format("#SBATCH --signal={}{}", wanted, d->value.find('@') == std::string::npos ? "" : d->value.substr(d->value.find('@'))),
           d->value_offset);
-  } else if (batch_only && !has_trap(c.model)) {
-    c.add(Severity::warning, "audit.signal",
-          "#SBATCH --signal=B:… signals only the batch shell, which has no trap: the training processes never "
-          "see it",
-          "drop the B: prefix, or trap the signal in the script and forward it", d->value_offset);
   }
 }
 

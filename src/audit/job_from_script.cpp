@@ -2,6 +2,7 @@
 // environment and its Megatron-LM arguments.
 #include "audit/job_from_script.hpp"
 
+#include "audit/launch.hpp"
 #include "audit/megatron_words.hpp"
 
 #include <algorithm>
@@ -146,6 +147,16 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
   const bool megatron_args = looks_like_megatron_args(job.launch->args);
   if (!megatron_args && looks_like_bridge_overrides(job.launch->args)) {
     read_bridge(model, path, job);  // a Bridge entry point (run_recipe.py, a recipe's pretrain_*.py)
+    return job;
+  }
+  // "train_gpt.py experiments/x" (nanoGPT, llm.c and many others use the
+  // name; Megatron-LM's entry points are pretrain_*.py): a train_gpt*/finetune*
+  // file with not one Megatron-LM flag and no word that could hold them is
+  // not evidence of Megatron.
+  const bool opaque_args = std::any_of(job.launch->args.begin(), job.launch->args.end(),
+                                       [](const Word& w) { return !w.known && w.opaque; });
+  if (named && !contains_megatron(program) && !detail::basename_of(program).starts_with("pretrain_") && !megatron_args
+      && !opaque_args) {
     return job;
   }
   job.megatron_program = named;

@@ -25,9 +25,10 @@ bool is_python(const std::string& base)
 class ChainParser
 {
 public:
-  ChainParser(std::vector<Word> words, const SubScriptFn& sub_script)
+  ChainParser(std::vector<Word> words, const SubScriptFn& sub_script, const StdinScript* stdin_script)
     : m_words(std::move(words)),
-      m_sub(sub_script)
+      m_sub(sub_script),
+      m_stdin(stdin_script)
   {
   }
 
@@ -43,6 +44,9 @@ private:
   bool step();
   bool python_step();
   bool shell_step();
+  bool ssh_step();
+  bool enter(SubScript sub);
+  bool read_stdin();
   bool env_step();
   bool wrapper_step(const std::string& base);
   LaunchStage& push(const std::string& tool);
@@ -50,6 +54,7 @@ private:
 
   std::vector<Word> m_words;
   const SubScriptFn& m_sub;
+  const StdinScript* m_stdin;  // consumed (nullptr) once read
   std::size_t m_i = 0;
   Launch m_launch;
   int m_sub_depth = 0;
@@ -217,6 +222,7 @@ bool ChainParser::python_step()
       }
       m_launch.program = target;
       m_launch.python = true;
+      m_launch.module = t == "-m";
       m_launch.args.assign(m_words.begin() + static_cast<std::ptrdiff_t>(m_i), m_words.end());
       m_i = m_words.size();
       return false;
@@ -231,10 +237,13 @@ bool ChainParser::python_step()
 }
 
 // bash|sh [-lxe …] -c TEXT: the evaluator reads TEXT as a script; the chain
-// continues with the launching command found there.
+// continues with the launching command found there. Without -c and without a
+// file to run (or with -s), the shell reads its commands from standard input:
+// a heredoc's body is read the same way (bash(1), "-s").
 bool ChainParser::shell_step()
 {
   push("bash");
+  bool from_stdin = false;
   while (const Word* w = peek()) {
     const std::string& t = w->text();
     if (!t.starts_with("-") || t == "-" || t == "--") {
@@ -242,21 +251,70 @@ bool ChainParser::shell_step()
     }
     ++m_i;
     if (t.find('c') != std::string::npos && !t.starts_with("--") && peek() != nullptr && m_sub_depth < 3) {
-      SubScript sub = m_sub(*peek());
-      if (!sub.found) {
-        finish_program(false);
-        return false;
-      }
-      ++m_sub_depth;
-      m_launch.env.insert(m_launch.env.end(), sub.env.begin(), sub.env.end());
-      m_launch.sources = m_launch.sources || sub.sourced;
-      m_words = std::move(sub.words);
-      m_i = 0;
-      return true;
+      return enter(m_sub(*peek()));
     }
+    from_stdin = from_stdin || (!t.starts_with("--") && t.find('s') != std::string::npos);
+  }
+  if (peek() == nullptr || from_stdin) {
+    return read_stdin();
   }
   finish_program(false);
   return false;
+}
+
+// Continue the chain with the first launching command of a sub-script.
+bool ChainParser::enter(SubScript sub)
+{
+  if (!sub.found) {
+    finish_program(false);
+    return false;
+  }
+  ++m_sub_depth;
+  m_launch.env.insert(m_launch.env.end(), sub.env.begin(), sub.env.end());
+  m_launch.sources = m_launch.sources || sub.sourced;
+  m_words = std::move(sub.words);
+  m_i = 0;
+  return true;
+}
+
+bool ChainParser::read_stdin()
+{
+  if (m_stdin == nullptr || m_sub_depth >= 3) {
+    finish_program(false);
+    return false;
+  }
+  const StdinScript* script = m_stdin;
+  m_stdin = nullptr;
+  return enter(script->read(script->text));
+}
+
+// ssh [OPTIONS] HOST [COMMAND…]: COMMAND (or, without one, the heredoc on
+// standard input) runs on HOST. The options that take a value are OpenSSH's
+// (ssh(1) synopsis). Not modelled: the batch shell's exports do not travel
+// over ssh (sshd accepts only what AcceptEnv lists); the environment is read
+// as if they did, so a missing variable there is not reported.
+bool ChainParser::ssh_step()
+{
+  push("ssh");
+  while (const Word* w = peek()) {
+    const std::string& t = w->text();
+    if (!t.starts_with("-") || t.size() < 2) {
+      break;
+    }
+    ++m_i;
+    if (t.size() == 2 && std::string_view("BbcDEeFIiJLlmOopPQRSWw").find(t[1]) != std::string_view::npos) {
+      ++m_i;
+    }
+  }
+  if (peek() == nullptr) {
+    finish_program(false);
+    return false;
+  }
+  ++m_i;  // the host
+  if (peek() == nullptr) {
+    return read_stdin();
+  }
+  return true;
 }
 
 // env [-i] [-u NAME] NAME=VALUE… COMMAND
@@ -365,6 +423,9 @@ bool ChainParser::step()
   if (base == "bash" || base == "sh") {
     return shell_step();
   }
+  if (base == "ssh") {
+    return ssh_step();
+  }
   if (base == "env") {
     return env_step();
   }
@@ -394,12 +455,13 @@ std::optional<Launch> ChainParser::run()
 
 } // namespace
 
-std::optional<Launch> parse_launch(const std::vector<Word>& words, const SubScriptFn& sub_script)
+std::optional<Launch> parse_launch(const std::vector<Word>& words, const SubScriptFn& sub_script,
+                                   const StdinScript* stdin_script)
 {
   if (words.empty()) {
     return std::nullopt;
   }
-  ChainParser parser(words, sub_script);
+  ChainParser parser(words, sub_script, stdin_script);
   return parser.run();
 }
 

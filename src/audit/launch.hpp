@@ -24,10 +24,21 @@ struct SubScript
 };
 using SubScriptFn = std::function<SubScript(const Word& text)>;
 
+// The script a command reads on standard input: the body of its heredoc
+// (`bash -s <<EOF`, `ssh host bash <<EOF`, `ssh host <<EOF`), read by `read`
+// as `bash -c TEXT` is read by the sub-script hook.
+struct StdinScript
+{
+  Word text;
+  SubScriptFn read;
+};
+
 // Return the launch that `words` (one expanded command) performs, or nullopt
 // when the command starts nothing (echo, mkdir, a plain program that is not
-// Python and not under a launcher).
-std::optional<Launch> parse_launch(const std::vector<Word>& words, const SubScriptFn& sub_script);
+// Python and not under a launcher). `stdin_script`: what the command reads on
+// standard input, if it is a heredoc.
+std::optional<Launch> parse_launch(const std::vector<Word>& words, const SubScriptFn& sub_script,
+                                   const StdinScript* stdin_script = nullptr);
 
 // The last path component of `path`.
 std::string basename_of(const std::string& path);

@@ -7,6 +7,7 @@
 
 #include "audit/script_model.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ struct RawCommand
   int begin = -1;
   int end = -1;
   std::string terminator;  // ";", "&", "&&", "||", "|", "\n", ")" or "" at end
+  // The body of the first heredoc the command reads (`bash -s <<EOF`), and
+  // whether its delimiter was quoted (`<<'EOF'`: the body is not expanded).
+  std::optional<Text> heredoc;
+  bool heredoc_quoted = false;
 };
 
 struct LexResult

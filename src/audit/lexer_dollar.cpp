@@ -249,8 +249,10 @@ void Lexer::read_heredoc_delimiter(bool strip_tabs)
     ++m_pos;
   }
   std::string delimiter;
+  bool quoted = false;
   while (m_pos < m_n && std::strchr(" \t\n;&|<>()", m_src.text[m_pos]) == nullptr) {
     const char c = m_src.text[m_pos];
+    quoted = quoted || c == '\'' || c == '"' || c == '\\';
     if (c == '\'' || c == '"') {
       const std::size_t close = skip_quoted(m_src.text, m_pos, c);
       delimiter += m_src.text.substr(m_pos + 1, std::min(close, m_n) - m_pos - 1);
@@ -264,7 +266,7 @@ void Lexer::read_heredoc_delimiter(bool strip_tabs)
     }
   }
   if (!delimiter.empty()) {
-    m_heredocs.push_back(Pending{delimiter, strip_tabs});
+    m_heredocs.push_back(Pending{delimiter, strip_tabs, quoted, m_out.commands.size()});
   }
 }
 
@@ -286,6 +288,10 @@ void Lexer::read_heredocs()
         const std::size_t body_end = line == pending.delimiter ? m_pos : m_n;
         if (body_end > body) {
           m_out.heredocs.emplace_back(off(body), off(body_end - 1) + 1);
+          if (pending.command < m_out.commands.size() && !m_out.commands[pending.command].heredoc) {
+            m_out.commands[pending.command].heredoc = slice(body, body_end);
+            m_out.commands[pending.command].heredoc_quoted = pending.quoted;
+          }
         }
         m_pos = eol < m_n ? eol + 1 : m_n;
         break;

@@ -62,6 +62,8 @@ private:
   {
     std::string delimiter;
     bool strip_tabs = false;
+    bool quoted = false;          // 'EOF', "EOF" or \EOF: the body is not expanded
+    std::size_t command = 0;      // index in m_out.commands of the command that reads it
   };
   std::vector<Pending> m_heredocs;
 };

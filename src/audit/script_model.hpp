@@ -126,6 +126,7 @@ struct Launch
   std::vector<LaunchStage> stages;  // outermost first
   std::optional<Word> program;      // the Python script or module (training), or the program
   bool python = false;              // program is run by Python
+  bool module = false;              // program is a module name (python -m, torchrun -m/--module)
   std::vector<Word> args;           // words after the program
   // Variables this launch adds on top of the exported ones (prefix
   // assignments, env NAME=v, srun --export=ALL,NAME=v, exports inside bash -c).

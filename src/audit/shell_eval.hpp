@@ -32,7 +32,10 @@ private:
   void unset(const std::vector<Word>& words, int command);
   void set_options(const std::vector<Word>& words, int offset);
   std::vector<Word> expand_all(const RawCommand& raw, std::size_t from, int command);
-  SubScript run_sub(const Word& text);
+  // `batch_expanded`: the text is expanded by the batch shell itself (an
+  // unquoted heredoc), so its variables are the batch shell's, not only the
+  // exported ones a task's shell inherits.
+  SubScript run_sub(const Word& text, bool batch_expanded);
   void record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name);
 
   ScriptModel& m_model;

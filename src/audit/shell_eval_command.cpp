@@ -153,8 +153,20 @@ void Evaluator::command(const RawCommand& raw)
     set_options(words, raw.begin);
   }
   m_model.commands[static_cast<std::size_t>(ci)].words = words;
-  const SubScriptFn hook = [this](const Word& text) { return run_sub(text); };
-  if (auto launch = parse_launch(words, hook)) {
+  const SubScriptFn hook = [this](const Word& text) { return run_sub(text, false); };
+  // A heredoc on its standard input: the body as one text. Unquoted
+  // (`<<EOF`), the batch shell expands it first (bash(1), "Here Documents"),
+  // so it is read with the batch shell's variables; quoted (`<<'EOF'`), as
+  // written, like bash -c '…'.
+  std::optional<StdinScript> stdin_script;
+  if (raw.heredoc) {
+    stdin_script.emplace();
+    stdin_script->text.value = *raw.heredoc;
+    stdin_script->text.offset = raw.heredoc->first_offset();
+    const bool expanded = !raw.heredoc_quoted;
+    stdin_script->read = [this, expanded](const Word& text) { return run_sub(text, expanded); };
+  }
+  if (auto launch = parse_launch(words, hook, stdin_script ? &*stdin_script : nullptr)) {
     launch->command = ci;
     for (auto& a : prefix) {
       a.prefix = true;
@@ -179,7 +191,7 @@ void Evaluator::record_builtin_prefix(const std::vector<Assignment>& prefix, con
   m_model.builtin_prefixes.push_back(std::move(p));
 }
 
-SubScript Evaluator::run_sub(const Word& text)
+SubScript Evaluator::run_sub(const Word& text, bool batch_expanded)
 {
   SubScript out;
   if (m_depth >= 3) {
@@ -187,12 +199,12 @@ SubScript Evaluator::run_sub(const Word& text)
   }
   Variables exported;
   for (const auto& [name, var] : m_vars) {
-    if (var.exported) {
+    if (var.exported || batch_expanded) {
       exported.emplace(name, var);
     }
   }
   ScriptModel scratch;
-  Evaluator child(scratch, std::move(exported), false, m_template, m_depth + 1);
+  Evaluator child(scratch, std::move(exported), batch_expanded, m_template, m_depth + 1);
   child.run(lex(text.value, 1));
   for (const auto& use : scratch.uses) {
     if (use.offset >= 0) {  // not a batch-shell expansion seen again

@@ -5,6 +5,10 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
 namespace lg::env {
 
 namespace {
@@ -129,32 +133,48 @@ void check_offload(const JobFeatures& f, const config::JobSpec& spec, const Envi
   }
 }
 
-// Debugging switches PyTorch documents for finding an error, left on in a
-// training job: each costs every step, not only the failing one.
+bool same_ignoring_case(std::string_view a, std::string_view b)
+{
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Debugging switches PyTorch and NCCL document for finding an error, left on
+// in a training job: each costs every step, not only the failing one.
 void check_debug(const config::JobSpec& spec, const Environment& env, std::vector<Diagnostic>& out)
 {
   struct Switch
   {
     const char* name;
+    const char* value;  // the debugging value (compared without case)
     const char* effect;
   };
   static constexpr Switch k_switches[] = {
-    {"CUDA_LAUNCH_BLOCKING",
+    {"CUDA_LAUNCH_BLOCKING", "1",
      "every CUDA kernel launch waits for the kernel to finish, so the CPU never runs ahead of the GPU and "
      "communication kernels stop overlapping compute; PyTorch documents it for locating an error on the GPU "
      "(pytorch/pytorch docs/source/notes/cuda.rst, \"Asynchronous execution\")"},
-    {"PYTORCH_NO_CUDA_MEMORY_CACHING",
+    {"PYTORCH_NO_CUDA_MEMORY_CACHING", "1",
      "PyTorch's caching allocator is off: every tensor is a cudaMalloc/cudaFree of its own, which synchronizes "
      "the device and fragments memory; PyTorch documents it for memory checkers such as cuda-memcheck "
      "(pytorch/pytorch docs/source/notes/cuda.rst, \"Memory management\")"},
+    {"NCCL_DEBUG", "TRACE",
+     "NCCL's deepest log level, for debugging NCCL itself: besides INFO it logs every NCCL API call on every rank "
+     "(NCCL user guide, Troubleshooting, \"Logging\": TRACE is \"replayable traces, plus CALL APIs\"; WARN is the "
+     "production minimum), so a long run writes a log line per collective per GPU"},
+    {"TORCH_DISTRIBUTED_DEBUG", "DETAIL",
+     "PyTorch wraps every process group to check each collective's shapes and order across ranks before it runs, "
+     "and logs DDP runtime statistics; its documentation says this may impact performance and is for debugging "
+     "(pytorch/pytorch docs/source/distributed.rst, \"Debugging torch.distributed applications\")"},
   };
   for (const Switch& s : k_switches) {
     const Variable* v = env.find(s.name);
-    if (v == nullptr || v->action != Action::set || v->value != "1") {
+    if (v == nullptr || v->action != Action::set || !same_ignoring_case(v->value, s.value)) {
       continue;
     }
     out.push_back(finding(Severity::warning, "env.debug_setting",
-                          fmt::format("{}=1 is a debugging setting: {}", s.name, s.effect),
+                          fmt::format("{}={} is a debugging setting: {}", s.name, v->value, s.effect),
                           fmt::format("remove {} from the job's environment unless this run is meant to debug; if "
                                       "it was added to work around a hang or a crash, that failure is still there",
                                       s.name),

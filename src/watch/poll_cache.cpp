@@ -32,6 +32,8 @@ constexpr milliseconds k_wait_slice{200};
 // next shared question, or asks itself once the answer is this old: the
 // processes that start together then share one question instead of each
 // asking Slurm (bench/slurm_load: 100 runs made 18 sacct a minute, 1 run 5).
+// An answer this process wrote itself is no reason to wait: its own next job
+// (a retry's attempt) is then asked for at once, as when it runs alone.
 constexpr milliseconds k_newcomer_wait{5000};
 constexpr std::size_t k_max_answer_bytes = 64u << 20;
 
@@ -114,6 +116,29 @@ slurm::JobStatus status_of(const nlohmann::json& value)
     }
   }
   return status;
+}
+
+// What a process does with the shared answer it finds.
+enum class PollStep { use_answer, wait, ask_slurm };
+
+struct AnswerAge
+{
+  milliseconds when_asked{0};  // its age when the question came (negative: written since)
+  milliseconds now{0};
+};
+
+// `covers`: the answer lists every id asked; `own`: this process wrote it.
+// `waited`: since the question came.
+PollStep poll_step(bool valid, bool covers, bool own, AnswerAge age, milliseconds max_age, milliseconds waited)
+{
+  if (!valid || age.now < -milliseconds(1000)) {
+    return PollStep::ask_slurm;  // none, or from the future (another host's clock): ask
+  }
+  if (covers) {
+    return age.when_asked < max_age ? PollStep::use_answer : PollStep::ask_slurm;
+  }
+  // Registered now: the next question, ours or another's, covers us.
+  return !own && age.now < k_newcomer_wait && waited < k_newcomer_wait ? PollStep::wait : PollStep::ask_slurm;
 }
 
 // This host's name as a file name ('/' cannot be in one).
@@ -266,7 +291,7 @@ std::vector<slurm::JobId> PollCache::everyone_ids(std::span<const slurm::JobId> 
   return {ids.begin(), ids.end()};
 }
 
-std::vector<slurm::JobStatus> PollCache::query(std::span<const slurm::JobId> ids, milliseconds max_age)
+QueryAnswer PollCache::query(std::span<const slurm::JobId> ids, milliseconds max_age)
 {
   // The cache only saves Slurm work: when it cannot be written (a full
   // disk), ask Slurm directly; the journal reports the disk itself.
@@ -286,57 +311,60 @@ std::vector<slurm::JobStatus> PollCache::query(std::span<const slurm::JobId> ids
   }
 }
 
-std::vector<slurm::JobStatus> PollCache::shared_query(std::span<const slurm::JobId> ids, milliseconds max_age)
+QueryAnswer PollCache::shared_query(std::span<const slurm::JobId> ids, milliseconds max_age)
 {
   const fs::path answer_path = m_dir / "answer.json";
   const fs::path lock = m_dir / "lock";
   const std::int64_t asked_at = m_wall_ms();
-  auto fresh = [&](const Answer& answer) {
-    return answer.covers(ids) && answer.at_ms >= asked_at - max_age.count() && answer.at_ms <= m_wall_ms() + 1000;
-  };
   const auto entered = m_clock.now();
+  auto step = [&](const Answer& answer) {
+    const AnswerAge age{milliseconds(asked_at - answer.at_ms), milliseconds(m_wall_ms() - answer.at_ms)};
+    const auto waited = std::chrono::duration_cast<milliseconds>(m_clock.now() - entered);
+    return poll_step(answer.valid, answer.covers(ids), answer.at_ms == m_own_answer_at, age, max_age, waited);
+  };
+  auto serve = [&](const Answer& answer) {
+    return QueryAnswer(answer.serve(ids), std::max(milliseconds(m_wall_ms() - answer.at_ms), milliseconds(0)));
+  };
   while (true) {
     const Answer cached = Answer::read(answer_path);
-    if (fresh(cached)) {
-      return cached.serve(ids);
+    const PollStep next = step(cached);
+    if (next == PollStep::use_answer) {
+      return serve(cached);
     }
-    const std::int64_t now = m_wall_ms();
-    if (cached.valid && !cached.covers(ids) && cached.at_ms > now - k_newcomer_wait.count() && cached.at_ms <= now + 1000
-        && m_clock.now() - entered < k_newcomer_wait) {
-      m_clock.sleep(k_wait_slice);  // registered: the next question, ours or another's, covers us
-      continue;
-    }
-    if (!private_files::take_lock(lock, k_lock_stale)) {
-      m_clock.sleep(k_wait_slice);  // another process is asking Slurm right now
+    if (next == PollStep::wait || !private_files::take_lock(lock, k_lock_stale)) {
+      m_clock.sleep(k_wait_slice);  // for the next shared question, or for the one being asked
       continue;
     }
     Answer answer = Answer::read(answer_path);  // it may have just been written
-    if (!fresh(answer)) {
-      const auto everyone = everyone_ids(ids);
-      answer = Answer{};
-      answer.valid = true;
-      answer.ids.insert(everyone.begin(), everyone.end());
-      ++m_questions;
-      try {
-        m_asking_slurm = true;
-        answer.statuses = m_client.query(everyone);
-        m_asking_slurm = false;
-      } catch (const slurm::TransientSlurmError& e) {
-        m_asking_slurm = false;
-        answer.error = e.what();
-      } catch (...) {
-        private_files::release_lock(lock);
-        throw;
-      }
-      answer.at_ms = m_wall_ms();
-      try {
-        answer.write(answer_path);
-      } catch (const SystemError&) {
-        // Not shared this time (disk full); the answer is still ours.
-      }
+    if (step(answer) == PollStep::use_answer) {
+      private_files::release_lock(lock);
+      return serve(answer);
+    }
+    const auto everyone = everyone_ids(ids);
+    answer = Answer{};
+    answer.valid = true;
+    answer.ids.insert(everyone.begin(), everyone.end());
+    ++m_questions;
+    try {
+      m_asking_slurm = true;
+      answer.statuses = m_client.query(everyone);
+      m_asking_slurm = false;
+    } catch (const slurm::TransientSlurmError& e) {
+      m_asking_slurm = false;
+      answer.error = e.what();
+    } catch (...) {
+      private_files::release_lock(lock);
+      throw;
+    }
+    answer.at_ms = m_wall_ms();
+    try {
+      answer.write(answer_path);
+      m_own_answer_at = answer.at_ms;
+    } catch (const SystemError&) {
+      // Not shared this time (disk full); the answer is still ours.
     }
     private_files::release_lock(lock);
-    return answer.serve(ids);
+    return QueryAnswer(answer.serve(ids));
   }
 }
 

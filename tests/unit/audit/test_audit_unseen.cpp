@@ -1,0 +1,180 @@
+// Families found on public launch scripts the rules had not seen (issue 13,
+// second held-out round): each case is a synthetic script with one pattern.
+// Where the bytes/messages come from is said per case (sbatch, bash, torchrun,
+// Python, NCCL/PyTorch documentation).
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+TEST_CASE("#SBATCH --partition== and --time = leave '=' in the value: sbatch rejects both")
+{
+  // The local Slurm 22.05 sbatch --test-only: "invalid partition specified: =",
+  // "Invalid --time specification". --job-name== only names the job "=".
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --partition==\n#SBATCH --time =\n#SBATCH --job-name==x\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_value");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(line_of(found[1]) == 3);
+  CHECK(found[1]->diagnostic.message.find("Invalid --time specification") != std::string::npos);
+}
+
+TEST_CASE("a run of x in an #SBATCH value is a placeholder: --account=project_xxxxxxxxx")
+{
+  // sbatch --test-only on the local Slurm 22.05: "Invalid account or
+  // account/partition combination specified". In a variable "xxx" may be
+  // somebody's value and is not read (test_audit_rules.cpp).
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --account=project_xxxxxxxxx\n#SBATCH -q XXXX\n#SBATCH --exclude=n0x1\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(line_of(found[1]) == 3);
+}
+
+TEST_CASE("misspelled #SBATCH among the directives is a comment to sbatch")
+{
+  // sbatch reads only lines beginning with exactly "#SBATCH"; "##SBATCH" and
+  // prose comments are not reported.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -o out.log\n#SBTACH -e err.log\n#sbatch --nodes=2\n##SBATCH -N 4\n"
+                            "# SBATCH notes: -N is nodes\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_unread");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(line_of(found[1]) == 4);
+}
+
+TEST_CASE("`deepspeed … | tee` without pipefail: the pipeline's status is tee's")
+{
+  // bash(1), "Pipelines": the status is the last command's unless pipefail is set.
+  const AuditResult piped = run("#!/bin/bash\n#SBATCH -N 2\ndeepspeed --hostfile h pretrain_gpt.py 2>&1 | tee log\n");
+  CHECK(with_rule(piped, "audit.pipe_status").size() == 1);
+  const AuditResult set = run("#!/bin/bash\n#SBATCH -N 2\nset -o pipefail\ndeepspeed --hostfile h pretrain_gpt.py | tee log\n");
+  CHECK(with_rule(set, "audit.pipe_status").empty());
+}
+
+TEST_CASE("--signal=B:USR1 without a trap kills the batch shell, whatever the program")
+{
+  // sbatch(1) --signal: "B" signals the batch shell only; bash's default action
+  // for SIGUSR1 is to terminate (signal(7)).
+  const AuditResult untrapped = run("#!/bin/bash\n#SBATCH --signal=B:USR1@60\nsrun python train.py\n");
+  const auto found = with_rule(untrapped, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("60 s before") != std::string::npos);
+  const AuditResult trapped = run("#!/bin/bash\n#SBATCH --signal=B:USR1@60\ntrap 'kill -USR1 $P' USR1\n"
+                                  "srun python train.py & P=$!\nwait\n");
+  CHECK(with_rule(trapped, "audit.signal").empty());
+}
+
+TEST_CASE("NCCL_DEBUG=TRACE and TORCH_DISTRIBUTED_DEBUG=DETAIL are debugging settings; INFO is not")
+{
+  // NCCL user guide (Logging): TRACE for deep debugging, WARN the production
+  // minimum; PyTorch distributed.rst: DETAIL may impact performance.
+  const AuditResult r = run("#!/bin/bash\nexport NCCL_DEBUG=TRACE\nexport TORCH_DISTRIBUTED_DEBUG=detail\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "env.debug_setting").size() == 2);
+  const AuditResult info = run("#!/bin/bash\nexport NCCL_DEBUG=INFO\nexport TORCH_DISTRIBUTED_DEBUG=INFO\nsrun python train.py\n");
+  CHECK(with_rule(info, "env.debug_setting").empty());
+}
+
+TEST_CASE("Grid Engine/PBS variables in a Slurm batch script expand to nothing")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 2\nn=\"${NHOSTS}\"\ncd $PBS_O_WORKDIR\nm=${NSLOTS:-8}\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.other_scheduler_variable");
+  REQUIRE(found.size() == 2);  // ${NSLOTS:-8} handles the unset case
+  CHECK(line_of(found[0]) == 3);
+  // Without #SBATCH lines nothing says Slurm runs the script.
+  CHECK(with_rule(run("#!/bin/bash\necho $NHOSTS\n"), "audit.other_scheduler_variable").empty());
+}
+
+TEST_CASE("#!/bin/sh with bash syntax: Slurm runs the interpreter the first line names")
+{
+  const AuditResult r = run("#!/bin/sh\n#SBATCH -N 1\nif [[ -z $X ]]; then X=1; fi\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.shell_mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("line 3") != std::string::npos);
+  CHECK(with_rule(run("#!/usr/bin/env sh\nA=(a b)\nsrun python train.py\n"), "audit.shell_mismatch").size() == 1);
+  CHECK(with_rule(run("#!/bin/sh\n. ./env.sh\n[ -z \"$X\" ] && X=1\nsrun python train.py\n"), "audit.shell_mismatch").empty());
+  CHECK(with_rule(run("#!/bin/bash\nif [[ 1 ]]; then :; fi\nsrun python train.py\n"), "audit.shell_mismatch").empty());
+}
+
+TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-node job")
+{
+  // torch/distributed/run.py: --nnodes defaults to "1:1".
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+                            "srun torchrun --nproc_per_node=8 --master_addr=h --master_port=1 train.py\n");
+  CAPTURE(describe(r));
+  REQUIRE(with_rule(r, "audit.torchrun_default_nnodes").size() == 1);
+  CHECK(with_rule(r, "audit.torchrun_default_nnodes")[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun --nnodes 2 --nproc_per_node=8 train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun $DIST_ARGS train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 1 torchrun --nproc_per_node=8 train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+}
+
+TEST_CASE("-m with a file name: Python's runpy finds no module")
+{
+  const AuditResult r = run("#!/bin/bash\nsrun torchrun --nnodes 1 -m pkg.train.py --lr 1\npython -m pkg.eval\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.module_name");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.fix.find("-m pkg.train ") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\npython -m tools.x.py\n"), "audit.module_name").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\npython tools/x.py\n"), "audit.module_name").empty());
+}
+
+TEST_CASE("train_gpt.py with no Megatron-LM flag is not read as Megatron")
+{
+  // Megatron-LM's entry points are pretrain_*.py; nanoGPT/llm.c use train_gpt*.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --gres=gpu:1\npython train_gpt.py experiments/x\n");
+  CHECK(with_rule(r, "audit.memory_unknown").empty());
+  const AuditResult m = run("#!/bin/bash\n#SBATCH --gres=gpu:1\npython pretrain_gpt.py --config c.yaml\n");
+  CHECK(with_rule(m, "audit.memory_unknown").size() == 1);
+}
+
+TEST_CASE("a heredoc read by bash -s or ssh HOST is launch code, not data")
+{
+  // bash(1): -s (or no file operand) reads commands from standard input; an
+  // unquoted delimiter has the batch shell expand the body first, a quoted one not.
+  const AuditResult s = run("#!/bin/bash\n#SBATCH -N 1\nLR=1\nbash -s <<EOF\nexport NCCL_DEBUG=TRACE\n"
+                            "python train.py --lr $LR\nEOF\n");
+  CAPTURE(describe(s));
+  REQUIRE(with_rule(s, "env.debug_setting").size() == 1);
+  CHECK(line_of(with_rule(s, "env.debug_setting")[0]) == 5);
+  CHECK(with_rule(s, "audit.no_launch").empty());
+  const AuditResult ssh = run("#!/bin/bash\n#SBATCH -N 2\nfor h in a b; do\n  ssh -p 22 $h <<'EOF' &\n"
+                              "torchrun --nproc_per_node 8 -m pkg.train.py\nEOF\ndone\nwait\n");
+  CAPTURE(describe(ssh));
+  CHECK(with_rule(ssh, "audit.module_name").size() == 1);
+  // cat/sbatch heredocs stay data.
+  CHECK(with_rule(run("#!/bin/bash\ncat > cfg <<EOF\nexport NCCL_DEBUG=TRACE\nEOF\nsrun python train.py\n"),
+                  "env.debug_setting").empty());
+}
+
+TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Lightning")
+{
+  // Lightning docs, "Run on a SLURM-managed cluster": auto-requeue needs
+  // #SBATCH --signal=SIGUSR1@90.
+  const AuditResult cli = run("#!/bin/bash\n#SBATCH -N 2\nsrun python main.py fit --trainer.num_nodes=2\n");
+  const auto found = with_rule(cli, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun lightning run model train.py\n"), "audit.signal").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --signal=SIGUSR1@90\nsrun python main.py fit --trainer.num_nodes=2\n"),
+                  "audit.signal").empty());
+  // A comment or a file name is not evidence.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n# PyTorch Lightning\nsrun python lightning_train.py\n"),
+                  "audit.signal").empty());
+}
