@@ -1,7 +1,8 @@
 // bench_tune: the throughput model against the published Megatron Bridge
 // layouts (bridge_performance.json). Calibration set: releases 25.09 and
 // 25.11; every other release is held out.
-// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune] [--speed]
+// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune]
+//        [--no-search] [--speed]   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
 #include "rows.hpp"
@@ -313,7 +314,7 @@ double percent(int part, int whole)
 // in tune's top 5 (distinct published-dimension layouts), is its prediction
 // within 10% of the best pick, and are several published layouts of one
 // problem in one release's table ordered as measured. Per split and group.
-void tune_bench(const std::vector<Predicted>& rows, bool verbose)
+void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
 {
   std::map<std::string, Tally> tally;
   std::vector<std::string> misses;
@@ -344,7 +345,8 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose)
   double slowest = 0;
   std::vector<std::string> lines;
   for (const auto& [problem, members] : by_problem) {
-    const auto [ranked, with_borderline] = rank_layouts(members.front()->spec, true);
+    const auto [ranked, with_borderline] =
+        search ? rank_layouts(members.front()->spec, true) : std::pair<Ranked, Ranked>{};
     slowest = std::max(slowest, ranked.seconds);
     std::map<std::string, const Predicted*> published;
     for (const Predicted* p : members) {
@@ -496,7 +498,7 @@ int main(int argc, char** argv)
   }
   speed(options);
   if (flags.count("--no-tune") == 0) {
-    tune_bench(rows, flags.count("--rows") != 0 || flags.count("--ranks") != 0);
+    tune_bench(rows, flags.count("--rows") != 0 || flags.count("--ranks") != 0, flags.count("--no-search") == 0);
   }
   return 0;
 }

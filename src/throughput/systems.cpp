@@ -21,9 +21,6 @@
 // PERFORMANCE.md defines busbw); STREAM-like copies reach ~80% of HBM; fused (flash/cuDNN)
 // attention reaches ~60% of the bf16 peak averaged over forward and backward
 // (FlashAttention-2 and -3 papers, Dao et al. 2023, Shah et al. 2024).
-// SMs per GPU (GEMM wave quantization): A100 108, H100/H200 SXM 132 (the A100 and H100
-// architecture whitepapers), B200/GB200 148, B300/GB300 160 (NVIDIA technical blog "Inside
-// NVIDIA Blackwell Ultra", 2025).
 // Per-kernel overheads, not calibrated (NVIDIA technical blog "Getting Started with CUDA Graphs",
 // 2019: a 2.9 us kernel issued back to back from one stream takes 3.8 us per kernel, 3.4 us
 // replayed from a graph): the host issues one kernel per ~3.8 us at best (PyTorch's dispatch
@@ -45,12 +42,11 @@ constexpr double k_tflops = 1e12;  // TFLOP/s
 constexpr double G = 1e9;   // GB/s
 
 SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm, double nvlink,
-                double network, double host, int sms, double eff_bf16, double eff_fp8, double eff_fp4,
+                double network, double host, double eff_bf16, double eff_fp8, double eff_fp4,
                 double grouped)
 {
   SystemRates r;
   r.gpu = gpu;
-  r.sms = sms;
   r.bf16_flops = bf16 * k_tflops;
   r.fp8_flops = fp8 * k_tflops;
   r.fp4_flops = fp4 * k_tflops;
@@ -67,20 +63,20 @@ SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm
 
 const std::array<SystemRates, 8>& table()
 {
-  // gpu, bf16, fp8, fp4 TFLOP/s; hbm, nvlink (per direction), network, host GB/s; SMs;
+  // gpu, bf16, fp8, fp4 TFLOP/s; hbm, nvlink (per direction), network, host GB/s;
   // GEMM efficiency bf16 (not calibrated: no dense bf16 row in the calibration set; ~0.7 is
   // what large cuBLAS bf16 GEMMs reach), fp8 (calibrated), fp4 (the fp8 fraction: no FP4 row
   // in the calibration set), grouped-GEMM efficiency of routed experts (calibrated).
   // b300 takes b200's calibration, h200 h100's, a100 the defaults (none in the tables).
   static const std::array<SystemRates, 8> rows = {
-    row("a100-40gb", 312, 0, 0, 1555, 300, 25, 32, 108, 0.70, 0.70, 0.70, 0.50),
-    row("a100-80gb", 312, 0, 0, 2039, 300, 25, 32, 108, 0.70, 0.70, 0.70, 0.50),
-    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 132, 0.70, 0.667, 0.667, 0.439),
-    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 132, 0.70, 0.667, 0.667, 0.439),
-    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 148, 0.70, 0.520, 0.520, 0.278),
-    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 160, 0.70, 0.520, 0.520, 0.278),
-    row("gb200", 2500, 5000, 10000, 8000, 900, 50, 225, 148, 0.70, 0.502, 0.502, 0.352),
-    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 160, 0.70, 0.667, 0.667, 0.548),
+    row("a100-40gb", 312, 0, 0, 1555, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
+    row("a100-80gb", 312, 0, 0, 2039, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
+    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 0.70, 0.653, 0.653, 0.428),
+    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 0.70, 0.653, 0.653, 0.428),
+    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 0.70, 0.517, 0.517, 0.273),
+    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 0.70, 0.517, 0.517, 0.273),
+    row("gb200", 2500, 5000, 10000, 8000, 900, 50, 225, 0.70, 0.499, 0.499, 0.347),
+    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 0.70, 0.658, 0.658, 0.533),
   };
   return rows;
 }

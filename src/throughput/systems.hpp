@@ -23,7 +23,6 @@ struct SystemRates
   double nvlink_bw = 0;
   double network_bw = 0;
   double host_bw = 0;  // GPU <-> host memory (PCIe or NVLink-C2C)
-  int sms = 132;       // streaming multiprocessors (GEMM tile waves)
   // Per kernel: the device's launch latency between queued kernels, and the
   // host's time to issue one (no CUDA graphs). Seconds.
   double kernel_gap_s = 0.5e-6;

@@ -16,17 +16,13 @@ double gemm_seconds(double m, double n, double k, double in_bytes, double flops_
   return compute + (hbm_rate > 0 ? traffic / hbm_rate : 0);
 }
 
-double shape_efficiency(double m, double n, double k, double groups, int sms)
+double shape_efficiency(double m, double n, double k)
 {
-  if (m <= 0 || n <= 0 || k <= 0 || groups <= 0) {
+  if (m <= 0 || n <= 0 || k <= 0) {
     return 1;
   }
-  const double tiles_per_group = std::ceil(m / k_tile_m) * std::ceil(n / k_tile_n);
-  const double tile = m * n / (tiles_per_group * k_tile_m * k_tile_n);
-  const double tiles = tiles_per_group * std::ceil(groups);
-  const double slots = sms > 0 ? std::ceil(tiles / sms) * sms : tiles;
-  const double wave = tiles / slots;
-  return tile * wave * k / (k + k_fill);
+  const double tiles = std::ceil(m / k_tile_m) * std::ceil(n / k_tile_n);
+  return m * n / (tiles * k_tile_m * k_tile_n) * k / (k + k_fill);
 }
 
 double ring_seconds(double bytes, int group, double bw)

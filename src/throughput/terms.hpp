@@ -10,20 +10,21 @@ namespace lg::throughput {
 double gemm_seconds(double m, double n, double k, double in_bytes, double flops_rate,
                     double hbm_rate);
 
-// Fraction of the tensor-core rate a GEMM whose output is `groups` x (M x N)
-// (a grouped GEMM runs its groups in one launch) with reduction depth K reaches
-// on `sms` SMs, from its shape alone (NVIDIA Deep Learning Performance Guide,
-// "Matrix Multiplication Background": tile and wave quantization):
+// Fraction of the tensor-core rate an M x N x K GEMM reaches from its shape
+// alone (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication
+// Background"):
 // - tile quantization: the output is computed in k_tile_m x k_tile_n tiles, a
 //   partial tile costs a whole one;
-// - wave quantization: tiles run one per SM in waves, a partial last wave
-//   costs a whole one;
 // - pipeline fill: each tile's main loop first loads k_fill of K before the
 //   tensor cores run, and stores its output tile after: K / (K + k_fill).
-// Large GEMMs reach ~1 (the calibrated per-system efficiency covers the rest);
-// narrow (TP-split), short (small micro batch, CP) and shallow ones less.
+// Wave quantization (a partial last wave of tiles over the SMs) is left out:
+// cuBLAS's Hopper/Blackwell kernels spread it (stream-K / split-K
+// schedules), and the per-shape sawtooth it gives made the ordering of
+// published layouts worse (docs/tune.md). Large GEMMs reach ~1 (the
+// calibrated per-system efficiency covers the rest); narrow (TP-split),
+// short (small micro batch, CP, few tokens per expert) and shallow ones less.
 constexpr double k_tile_m = 128, k_tile_n = 128, k_fill = 256;
-double shape_efficiency(double m, double n, double k, double groups, int sms);
+double shape_efficiency(double m, double n, double k);
 
 // Ring all-gather or reduce-scatter of `bytes` (the full, gathered size) over
 // `group` ranks at `bw` bytes/s per rank: (g - 1) / g * bytes / bw. 0 for g <= 1.

@@ -129,12 +129,11 @@ struct LayerForward
   }
 };
 
-// One GEMM (or `groups` of them in one grouped launch) at `rate` scaled by the
-// efficiency its shape reaches (terms.hpp, shape_efficiency).
+// `groups` GEMMs of one shape (a grouped GEMM's experts) at `rate` scaled by
+// the efficiency the shape reaches (terms.hpp, shape_efficiency).
 double gemm(const Setup& s, double m, double n, double k, double in_bytes, double rate, double groups = 1)
 {
-  const double eff = shape_efficiency(m, n, k, groups, s.rates.sms);
-  return groups * gemm_seconds(m, n, k, in_bytes, rate * eff, s.hbm);
+  return groups * gemm_seconds(m, n, k, in_bytes, rate * shape_efficiency(m, n, k), s.hbm);
 }
 
 double elementwise_seconds(const Setup& s, double elements)

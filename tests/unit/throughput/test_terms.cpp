@@ -71,18 +71,17 @@ TEST_CASE("tp_block_seconds: each TP collective hides only behind the GEMM it is
   CHECK(tp_block_seconds(0.0, 10, 10, 0.8, true, true, true) == 0);
 }
 
-TEST_CASE("shape_efficiency: tile and wave quantization and the main loop's fill")
+TEST_CASE("shape_efficiency: tile quantization and the main loop's fill")
 {
-  // NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background": tiles of
-  // 128 x 128, one per SM per wave. Llama3-70B's QKV GEMM at TP 8, 4096 tokens: 32 x 10 = 320
-  // tiles on H100's 132 SMs run in 3 waves (396 slots): 320 / 396; K = 8192 adds 8192 / 8448.
-  CHECK(shape_efficiency(4096, 1280, 8192, 1, 132) == doctest::Approx(320.0 / 396 * 8192 / 8448));
-  // One partial tile (100 of 128 rows) on 132 SMs, K = 256: 100/128 x 1/132 x 256/512.
-  CHECK(shape_efficiency(100, 128, 256, 1, 132) == doctest::Approx(100.0 / 128 / 132 * 0.5));
-  // A grouped GEMM's groups share the waves: 16 experts x (2 x 12) tiles = 384 on B200's 148
-  // SMs: 3 waves (444 slots); K = 2048: 2048 / 2304.
-  CHECK(shape_efficiency(256, 1536, 2048, 16, 148) == doctest::Approx(384.0 / 444 * 2048 / 2304));
-  CHECK(shape_efficiency(0, 1536, 2048, 16, 148) == 1);
+  // NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background": 128 x 128
+  // output tiles. Llama3-70B's QKV GEMM at TP 8, 4096 tokens: 32 x 10 whole tiles; K = 8192
+  // adds the fill, 8192 / (8192 + 256).
+  CHECK(shape_efficiency(4096, 1280, 8192) == doctest::Approx(8192.0 / 8448));
+  // A partial tile costs a whole one: 100 of 128 rows, 200 of 256 columns; K = 256: half fill.
+  CHECK(shape_efficiency(100, 200, 256) == doctest::Approx(100.0 * 200 / (128 * 256) * 0.5));
+  // An expert's GEMM with 96 routed tokens (one 128-row tile) and K = 768 (MoE FC2).
+  CHECK(shape_efficiency(96, 2048, 768) == doctest::Approx(96.0 / 128 * 768 / 1024));
+  CHECK(shape_efficiency(0, 1536, 2048) == 1);
 }
 
 TEST_CASE("launch_seconds: the device gap per kernel, or the host when it is slower")
