@@ -2,6 +2,7 @@
 // second held-out round): each case is a synthetic script with one pattern.
 // Where the bytes/messages come from is said per case (sbatch, bash, torchrun,
 // Python, NCCL/PyTorch documentation).
+#include "audit/job_from_script.hpp"
 #include "audit_test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -177,4 +178,22 @@ TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Li
   // A comment or a file name is not evidence.
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n# PyTorch Lightning\nsrun python lightning_train.py\n"),
                   "audit.signal").empty());
+}
+
+TEST_CASE("-w host list without --nodes sets the node count torchrun's --nnodes is compared with")
+{
+  // sbatch(1) --nodelist; the local Slurm 22.05 runs `#SBATCH -w n[1-2]` on 2 nodes.
+  CHECK(lg::audit::hostlist_count("n[1-4]") == 4);
+  CHECK(lg::audit::hostlist_count("SH-10-140-54-[4,12,20,89]") == 4);
+  CHECK(lg::audit::hostlist_count("a,b[01-03],c") == 5);
+  CHECK(lg::audit::hostlist_count("n[1-2]-[1-3]") == 6);
+  CHECK(lg::audit::hostlist_count("$NODES") == 0);
+  CHECK(lg::audit::hostlist_count("n[4-1]") == 0);
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --ntasks-per-node=1\n#SBATCH -w n[1-4]\n"
+                            "srun torchrun --nnodes 1 --nproc_per_node 2 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.nodes_duplicated");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -w n[1-2]\nsrun torchrun --nnodes 2 train.py\n"), "audit.nodes_duplicated").empty());
 }
