@@ -560,7 +560,11 @@ std::optional<std::string> unread_program(const Launch& l)
   // apptainer/singularity exec are wrapper stages (launch.cpp reads the command
   // they run); these hand the work to another program or file.
   static constexpr std::array<std::string_view, 5> k_runners = {"docker", "podman", "enroot", "bash", "sh"};
-  const bool runner = std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  // `srun bash train.sh`: the shell is a stage of the chain, the file its
+  // program (not the text of a `bash -c` whose launch could not be read).
+  const bool shell_file = !l.stages.empty() && l.stages.back().tool == "bash" && p.known
+                          && t.find_first_of(" \t\n;") == std::string::npos;
+  const bool runner = shell_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
     return std::string("the script's own arguments (\"$@\")");
   }

@@ -197,3 +197,12 @@ TEST_CASE("-w host list without --nodes sets the node count torchrun's --nnodes 
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -w n[1-2]\nsrun torchrun --nnodes 2 train.py\n"), "audit.nodes_duplicated").empty());
 }
+
+TEST_CASE("srun bash FILE runs another file: no training program read, said as advice")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 4\nsrun --nodes=4 bash demo/torchrun_script.sh\n");
+  const auto found = with_rule(r, "audit.no_launch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(with_rule(run("#!/bin/bash\nsrun bash -c \"python train.py\"\n"), "audit.no_launch").empty());
+}
