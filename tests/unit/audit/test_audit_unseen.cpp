@@ -123,6 +123,9 @@ TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-n
                   "audit.torchrun_default_nnodes").empty());
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 1 torchrun --nproc_per_node=8 train.py\n"),
                   "audit.torchrun_default_nnodes").empty());
+  // torch/distributed/argparse_util.py: the env action reads PET_NNODES.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nexport PET_NNODES=2\nsrun torchrun --nproc_per_node=8 train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
 }
 
 TEST_CASE("-m with a file name: Python's runpy finds no module")
