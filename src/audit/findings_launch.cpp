@@ -260,7 +260,14 @@ void duplicated_counts(FindingContext& c)
 {
   const Launch* l = c.job.launch;
   const Directive* nodes = c.model.directive("nodes");
-  if (l == nullptr || nodes == nullptr || integer(nodes->value) <= 0) {
+  int allocated = nodes == nullptr ? 0 : integer(nodes->value);
+  // Without --nodes, -w/--nodelist sets the count: the listed hosts (sbatch(1)).
+  const bool from_list = nodes == nullptr && c.model.directive("nodelist") != nullptr;
+  if (from_list) {
+    nodes = c.model.directive("nodelist");
+    allocated = hostlist_count(nodes->value);
+  }
+  if (l == nullptr || nodes == nullptr || allocated <= 0) {
     return;
   }
   const int directive_line = c.model.line_of(nodes->offset);
@@ -279,11 +286,19 @@ void duplicated_counts(FindingContext& c)
     if (from_directive || count <= 0) {
       continue;
     }
-    const bool differs = count != integer(nodes->value);
+    const bool differs = count != allocated;
+    if (!differs && from_list) {
+      continue;  // a host list and a count are not the same number written twice
+    }
     c.add(differs ? Severity::error : Severity::advice, "audit.nodes_duplicated",
-          differs ? fmt::format("{} is told {} nodes but the allocation has {} (#SBATCH {} line {}): the "
-                                "rendezvous waits for nodes that never come",
-                                stage.tool, count, nodes->value, nodes->spelled, directive_line)
+          differs && count > allocated
+            ? fmt::format("{} is told {} nodes but the allocation has {} (#SBATCH {} line {}): the "
+                          "rendezvous waits for nodes that never come",
+                          stage.tool, count, allocated, nodes->spelled, directive_line)
+          : differs
+            ? fmt::format("{} is told {} node{} but the allocation has {} (#SBATCH {} line {}): the other nodes' "
+                          "launchers do not fit in the rendezvous, and the job does not run on all of them",
+                          stage.tool, count, count == 1 ? "" : "s", allocated, nodes->spelled, directive_line)
                   : fmt::format("the node count {} is written twice (#SBATCH line {} and {}): they drift apart "
                                 "when one is edited",
                                 count, directive_line, stage.tool),
@@ -343,6 +358,12 @@ void torchrun_default_nnodes(FindingContext& c)
     }
   }
   if (torchrun->find("nnodes") != nullptr || torchrun->find("standalone") != nullptr) {
+    return;
+  }
+  // torchrun reads each option's default from PET_<OPTION> too
+  // (torch/distributed/argparse_util.py, env): PET_NNODES set anywhere.
+  if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(),
+                  [](const Assignment& a) { return a.name == "PET_NNODES"; })) {
     return;
   }
   const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];

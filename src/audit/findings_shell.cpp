@@ -376,11 +376,25 @@ void other_scheduler_variables(FindingContext& c)
   if (c.model.directives.empty()) {
     return;  // a script for several schedulers, or not a batch script: nothing says Slurm runs it
   }
+  // A script that also carries another scheduler's directives (#PBS, #$,
+  // #BSUB, #COBALT at a line start) is written for both.
+  for (const char* other : {"\n#PBS", "\n#$ ", "\n#BSUB", "\n#COBALT"}) {
+    if (c.model.text.find(other) != std::string::npos) {
+      return;
+    }
+  }
   std::set<std::string> seen;
   for (const auto& use : c.model.uses) {
     if (!use.batch_shell || use.guarded || use.offset < 0 || !other_scheduler_variable(use.name)
         || assigned_before(c.model, use.name, use.offset) || !seen.insert(use.name).second) {
       continue;
+    }
+    // `[ -n "$PBS_JOBID" ]`, `test …`, `[[ … ]]`: asking which scheduler runs it.
+    if (use.command >= 0 && static_cast<std::size_t>(use.command) < c.model.commands.size()) {
+      const auto& words = c.model.commands[static_cast<std::size_t>(use.command)].words;
+      if (!words.empty() && (words.front().text() == "[" || words.front().text() == "[[" || words.front().text() == "test")) {
+        continue;
+      }
     }
     c.add(Severity::warning, "audit.other_scheduler_variable",
           fmt::format("${} is set by another batch system (Grid Engine, PBS, LSF or Cobalt), not by Slurm: in a "
@@ -560,7 +574,11 @@ std::optional<std::string> unread_program(const Launch& l)
   // apptainer/singularity exec are wrapper stages (launch.cpp reads the command
   // they run); these hand the work to another program or file.
   static constexpr std::array<std::string_view, 5> k_runners = {"docker", "podman", "enroot", "bash", "sh"};
-  const bool runner = std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  // `srun bash train.sh`: the shell is a stage of the chain, the file its
+  // program (not the text of a `bash -c` whose launch could not be read).
+  const bool shell_file = !l.stages.empty() && l.stages.back().tool == "bash" && p.known
+                          && t.find_first_of(" \t\n;") == std::string::npos;
+  const bool runner = shell_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
     return std::string("the script's own arguments (\"$@\")");
   }

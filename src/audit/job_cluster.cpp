@@ -1,7 +1,10 @@
 // Nodes, GPUs, tasks and the training world size of a script (job_from_script.hpp).
 #include "audit/job_from_script.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <string>
+#include <string_view>
 
 namespace lg::audit {
 
@@ -53,9 +56,68 @@ int gpu_count(const std::string& value)
   return integer(colon == std::string::npos ? text : text.substr(colon + 1));
 }
 
+// "n[1-4]", "gpu170,gpu171", "SH-IDCA1404-10-140-54-[4,12,20,89]": how many
+// hosts a Slurm hostlist expression names (0 when it cannot be read).
+int hostlist_count(const std::string& list)
+{
+  auto number = [](const std::string& t) -> long long {
+    if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos) {
+      return -1;
+    }
+    return std::stoll(t);
+  };
+  long long total = 0;
+  std::size_t i = 0;
+  while (i < list.size()) {
+    long long hosts = 1;  // the product of this expression's bracket groups
+    bool named = false;
+    for (; i < list.size() && list[i] != ','; ++i) {
+      if (std::string_view("]${}<>*").find(list[i]) != std::string_view::npos) {
+        return 0;
+      }
+      if (list[i] != '[') {
+        named = true;
+        continue;
+      }
+      const auto close = list.find(']', i);
+      if (close == std::string::npos) {
+        return 0;
+      }
+      const std::string inside = list.substr(i + 1, close - i - 1);
+      long long group = 0;
+      for (std::size_t j = 0; j <= inside.size();) {
+        const auto comma = std::min(inside.find(',', j), inside.size());
+        const std::string range = inside.substr(j, comma - j);
+        const auto dash = range.find('-');
+        const long long first = number(range.substr(0, dash));
+        const long long last = dash == std::string::npos ? first : number(range.substr(dash + 1));
+        if (first < 0 || last < first) {
+          return 0;
+        }
+        group += last - first + 1;
+        j = comma + 1;
+      }
+      hosts *= group;
+      named = true;
+      i = close;
+    }
+    if (!named || hosts > 100000) {
+      return 0;
+    }
+    total += hosts;
+    ++i;
+  }
+  return total < 100000 ? static_cast<int>(total) : 0;
+}
+
 void read_cluster(const ScriptModel& model, ScriptJob& job)
 {
   job.nodes = directive_int(model, "nodes");
+  // --nodelist without --nodes: the job has the listed hosts (sbatch(1),
+  // --nodelist; the local Slurm allocates 2 nodes for -w n[1-2]).
+  if (const Directive* w = model.directive("nodelist"); job.nodes == 0 && w != nullptr) {
+    job.nodes = hostlist_count(w->value);
+  }
   if (const Directive* d = model.directive("gpus-per-node")) {
     job.gpus_per_node = gpu_count(d->value);
   } else if (const Directive* g = model.directive("gres"); g != nullptr && g->value.starts_with("gpu")) {

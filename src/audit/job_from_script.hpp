@@ -60,5 +60,7 @@ const Launch* training_launch(const ScriptModel& model);
 
 // Parse a Slurm count ("8", "h100:8", "gpu:8", "gpu:h100:8(S:0-1)"); 0 if not one.
 int gpu_count(const std::string& value);
+// How many hosts a Slurm hostlist expression names ("n[1-4],m2" -> 5), or 0.
+int hostlist_count(const std::string& list);
 
 } // namespace lg::audit

@@ -2,6 +2,7 @@
 // second held-out round): each case is a synthetic script with one pattern.
 // Where the bytes/messages come from is said per case (sbatch, bash, torchrun,
 // Python, NCCL/PyTorch documentation).
+#include "audit/job_from_script.hpp"
 #include "audit_test_support.hpp"
 
 #include <doctest/doctest.h>
@@ -95,6 +96,11 @@ TEST_CASE("Grid Engine/PBS variables in a Slurm batch script expand to nothing")
   CHECK(line_of(found[0]) == 3);
   // Without #SBATCH lines nothing says Slurm runs the script.
   CHECK(with_rule(run("#!/bin/bash\necho $NHOSTS\n"), "audit.other_scheduler_variable").empty());
+  // Written for both schedulers: #PBS lines too, or a test of which one runs it.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n#PBS -l nodes=2\ncd $PBS_O_WORKDIR\nsrun python train.py\n"),
+                  "audit.other_scheduler_variable").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nif [ -n \"$PBS_JOBID\" ]; then echo pbs; fi\nsrun python train.py\n"),
+                  "audit.other_scheduler_variable").empty());
 }
 
 TEST_CASE("#!/bin/sh with bash syntax: Slurm runs the interpreter the first line names")
@@ -121,6 +127,9 @@ TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-n
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun $DIST_ARGS train.py\n"),
                   "audit.torchrun_default_nnodes").empty());
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 1 torchrun --nproc_per_node=8 train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  // torch/distributed/argparse_util.py: the env action reads PET_NNODES.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nexport PET_NNODES=2\nsrun torchrun --nproc_per_node=8 train.py\n"),
                   "audit.torchrun_default_nnodes").empty());
 }
 
@@ -177,4 +186,31 @@ TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Li
   // A comment or a file name is not evidence.
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n# PyTorch Lightning\nsrun python lightning_train.py\n"),
                   "audit.signal").empty());
+}
+
+TEST_CASE("-w host list without --nodes sets the node count torchrun's --nnodes is compared with")
+{
+  // sbatch(1) --nodelist; the local Slurm 22.05 runs `#SBATCH -w n[1-2]` on 2 nodes.
+  CHECK(lg::audit::hostlist_count("n[1-4]") == 4);
+  CHECK(lg::audit::hostlist_count("SH-10-140-54-[4,12,20,89]") == 4);
+  CHECK(lg::audit::hostlist_count("a,b[01-03],c") == 5);
+  CHECK(lg::audit::hostlist_count("n[1-2]-[1-3]") == 6);
+  CHECK(lg::audit::hostlist_count("$NODES") == 0);
+  CHECK(lg::audit::hostlist_count("n[4-1]") == 0);
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --ntasks-per-node=1\n#SBATCH -w n[1-4]\n"
+                            "srun torchrun --nnodes 1 --nproc_per_node 2 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.nodes_duplicated");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -w n[1-2]\nsrun torchrun --nnodes 2 train.py\n"), "audit.nodes_duplicated").empty());
+}
+
+TEST_CASE("srun bash FILE runs another file: no training program read, said as advice")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 4\nsrun --nodes=4 bash demo/torchrun_script.sh\n");
+  const auto found = with_rule(r, "audit.no_launch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(with_rule(run("#!/bin/bash\nsrun bash -c \"python train.py\"\n"), "audit.no_launch").empty());
 }
