@@ -363,6 +363,12 @@ void torchrun_default_nnodes(FindingContext& c)
   if (torchrun->find("nnodes") != nullptr || torchrun->find("standalone") != nullptr) {
     return;
   }
+  // torchrun reads each option's default from PET_<OPTION> too
+  // (torch/distributed/argparse_util.py, env): PET_NNODES set anywhere.
+  if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(),
+                  [](const Assignment& a) { return a.name == "PET_NNODES"; })) {
+    return;
+  }
   const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];
   const int program_at = l->program ? l->program->offset : command.end;
   for (const auto& w : command.words) {

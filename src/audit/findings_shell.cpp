@@ -376,11 +376,25 @@ void other_scheduler_variables(FindingContext& c)
   if (c.model.directives.empty()) {
     return;  // a script for several schedulers, or not a batch script: nothing says Slurm runs it
   }
+  // A script that also carries another scheduler's directives (#PBS, #$,
+  // #BSUB, #COBALT at a line start) is written for both.
+  for (const char* other : {"\n#PBS", "\n#$ ", "\n#BSUB", "\n#COBALT"}) {
+    if (c.model.text.find(other) != std::string::npos) {
+      return;
+    }
+  }
   std::set<std::string> seen;
   for (const auto& use : c.model.uses) {
     if (!use.batch_shell || use.guarded || use.offset < 0 || !other_scheduler_variable(use.name)
         || assigned_before(c.model, use.name, use.offset) || !seen.insert(use.name).second) {
       continue;
+    }
+    // `[ -n "$PBS_JOBID" ]`, `test …`, `[[ … ]]`: asking which scheduler runs it.
+    if (use.command >= 0 && static_cast<std::size_t>(use.command) < c.model.commands.size()) {
+      const auto& words = c.model.commands[static_cast<std::size_t>(use.command)].words;
+      if (!words.empty() && (words.front().text() == "[" || words.front().text() == "[[" || words.front().text() == "test")) {
+        continue;
+      }
     }
     c.add(Severity::warning, "audit.other_scheduler_variable",
           fmt::format("${} is set by another batch system (Grid Engine, PBS, LSF or Cobalt), not by Slurm: in a "

@@ -96,6 +96,11 @@ TEST_CASE("Grid Engine/PBS variables in a Slurm batch script expand to nothing")
   CHECK(line_of(found[0]) == 3);
   // Without #SBATCH lines nothing says Slurm runs the script.
   CHECK(with_rule(run("#!/bin/bash\necho $NHOSTS\n"), "audit.other_scheduler_variable").empty());
+  // Written for both schedulers: #PBS lines too, or a test of which one runs it.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n#PBS -l nodes=2\ncd $PBS_O_WORKDIR\nsrun python train.py\n"),
+                  "audit.other_scheduler_variable").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nif [ -n \"$PBS_JOBID\" ]; then echo pbs; fi\nsrun python train.py\n"),
+                  "audit.other_scheduler_variable").empty());
 }
 
 TEST_CASE("#!/bin/sh with bash syntax: Slurm runs the interpreter the first line names")
@@ -122,6 +127,9 @@ TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-n
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun torchrun $DIST_ARGS train.py\n"),
                   "audit.torchrun_default_nnodes").empty());
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 1 torchrun --nproc_per_node=8 train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  // torch/distributed/argparse_util.py: the env action reads PET_NNODES.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nexport PET_NNODES=2\nsrun torchrun --nproc_per_node=8 train.py\n"),
                   "audit.torchrun_default_nnodes").empty());
 }
 

@@ -184,8 +184,8 @@ TEST_CASE("session: another process's answer is news to a due job, and the next 
 {
   // bench/slurm_load: processes started seconds apart kept their own
   // phases, and an answer older than half a job's interval was refused, so
-  // the late starters asked Slurm themselves (100 runs: 10 commands a
-  // minute where 1 run made 6). Here a poll cache shared with another
+  // the late starters asked Slurm themselves (100 runs: 20 commands a
+  // minute where 1 run made 5). Here a poll cache shared with another
   // process is modelled by the time of its newest answer.
   lg::watch::ManualClock clock;
   const auto start = clock.now();
