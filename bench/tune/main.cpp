@@ -1,7 +1,8 @@
 // bench_tune: the throughput model against the published Megatron Bridge
 // layouts (bridge_performance.json). Calibration set: releases 25.09 and
 // 25.11; every other release is held out.
-// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune] [--speed]
+// Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune]
+//        [--no-search] [--speed]   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
 #include "rows.hpp"
@@ -216,29 +217,59 @@ struct Ranked
   long estimated = 0;   // layouts the memory estimate ran on
   long candidates = 0;  // survivors
   double seconds = 0;
+  double best = 0;  // the best prediction among them
+
+  int position(const std::string& key) const  // 0-based, -1 when absent
+  {
+    const auto pos = std::find(keys.begin(), keys.end(), key);
+    return pos == keys.end() ? -1 : static_cast<int>(pos - keys.begin());
+  }
 };
 
-Ranked rank_layouts(const lg::config::JobSpec& published)
+Ranked distinct(const std::vector<lg::tune::Candidate>& candidates)
 {
-  lg::tune::Request request;
-  request.base = published;
-  request.free = lg::tune::free_dimensions(published, {"all"}, true);
-  // CPU time of this process (one thread): the figure the speed target is about, and
-  // one that a shared, loaded machine does not inflate.
-  const std::clock_t start = std::clock();
-  const auto result = lg::tune::search(request);
   Ranked out;
-  out.seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-  out.searched = result.searched;
-  out.estimated = result.estimated;
-  out.candidates = static_cast<long>(result.candidates.size());
   std::set<std::string> seen;
-  for (const auto& c : result.candidates) {
+  for (const auto& c : candidates) {
     const std::string key = key_of(c.layout);
+    out.best = std::max(out.best, c.throughput.tokens_per_sec_per_gpu);
     if (seen.insert(key).second) {
       out.keys.push_back(key);
       out.tokens.push_back(c.throughput.tokens_per_sec_per_gpu);
     }
+  }
+  return out;
+}
+
+// tune's ranking of the published problem: `fits` only (what tune prints by
+// default) and, with `borderline`, the one that also ranks the layouts judged
+// borderline (tune --borderline). One search gives both: the fits-only
+// candidates are the same either way (a layout heavier than a borderline one is
+// not `fits` either) and are ranked again on their own.
+std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, bool borderline)
+{
+  lg::tune::Request request;
+  request.base = published;
+  request.free = lg::tune::free_dimensions(published, {"all"}, true);
+  request.borderline = borderline;
+  // CPU time of this process (one thread): the figure the speed target is about, and
+  // one that a shared, loaded machine does not inflate.
+  const std::clock_t start = std::clock();
+  const auto result = lg::tune::search(request);
+  const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  std::vector<lg::tune::Candidate> fits;
+  for (const auto& c : result.candidates) {
+    if (c.verdict == lg::estimate::Verdict::fits) {
+      fits.push_back(c);
+    }
+  }
+  lg::tune::rank(fits);
+  std::pair<Ranked, Ranked> out{distinct(fits), distinct(result.candidates)};
+  for (Ranked* r : {&out.first, &out.second}) {
+    r->searched = result.searched;
+    r->estimated = result.estimated;
+    r->candidates = static_cast<long>(result.candidates.size());
+    r->seconds = seconds;
   }
   return out;
 }
@@ -253,6 +284,8 @@ struct Tally
   int within10 = 0;   // ... predicted at least 90% of tune's best prediction
   int searchable = 0;  // ... judged `fits`, so tune's memory pruning keeps it
   int searchable_top5 = 0;
+  int top5_borderline = 0;  // ... in the top 5 of the ranking that includes borderline layouts
+  int within10_borderline = 0;
   int pairs = 0;      // pairs of different layouts of one problem in one release's table
   int ordered = 0;    // ... that the prediction orders as measured
   int any_pairs = 0;  // pairs of different layouts of one problem, any two releases
@@ -281,7 +314,7 @@ double percent(int part, int whole)
 // in tune's top 5 (distinct published-dimension layouts), is its prediction
 // within 10% of the best pick, and are several published layouts of one
 // problem in one release's table ordered as measured. Per split and group.
-void tune_bench(const std::vector<Predicted>& rows, bool verbose)
+void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
 {
   std::map<std::string, Tally> tally;
   std::vector<std::string> misses;
@@ -312,28 +345,34 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose)
   double slowest = 0;
   std::vector<std::string> lines;
   for (const auto& [problem, members] : by_problem) {
-    const Ranked ranked = rank_layouts(members.front()->spec);
+    const auto [ranked, with_borderline] =
+        search ? rank_layouts(members.front()->spec, true) : std::pair<Ranked, Ranked>{};
     slowest = std::max(slowest, ranked.seconds);
     std::map<std::string, const Predicted*> published;
     for (const Predicted* p : members) {
       published.emplace(key_of(p->row), p);
     }
     for (const auto& [key, p] : published) {
-      const auto pos = std::find(ranked.keys.begin(), ranked.keys.end(), key);
-      const bool in_top5 = pos != ranked.keys.end() && pos - ranked.keys.begin() < 5;
+      const int pos = ranked.position(key);
+      const int pos_b = with_borderline.position(key);
+      const bool in_top5 = pos >= 0 && pos < 5;
+      const bool in_top5_b = pos_b >= 0 && pos_b < 5;
       const double own = p->t.tokens_per_sec_per_gpu;
-      const double best = ranked.tokens.empty() ? 0 : ranked.tokens.front();
+      const double best = ranked.best;
       for (const std::string& g : groups_of(*p)) {
         ++tally[g].problems;
         tally[g].top5 += in_top5 ? 1 : 0;
         tally[g].within10 += best > 0 && own >= 0.9 * best ? 1 : 0;
         tally[g].searchable += fits_outright[p] ? 1 : 0;
         tally[g].searchable_top5 += fits_outright[p] && in_top5 ? 1 : 0;
+        tally[g].top5_borderline += in_top5_b ? 1 : 0;
+        tally[g].within10_borderline += with_borderline.best > 0 && own >= 0.9 * with_borderline.best ? 1 : 0;
       }
-      lines.push_back(fmt::format("  {:<64} {:<30} rank {:>4}  published/best predicted {:5.1f}%", problem, key,
-                                  pos == ranked.keys.end() ? std::string("-")
-                                                           : std::to_string(pos - ranked.keys.begin() + 1),
-                                  best > 0 ? 100 * own / best : 0.0));
+      auto rank_text = [](int position) { return position < 0 ? std::string("-") : std::to_string(position + 1); };
+      lines.push_back(fmt::format("  {:<64} {:<30} rank {:>4} (with borderline {:>4})  published/best predicted "
+                                  "{:5.1f}%  top: {}",
+                                  problem, key, rank_text(pos), rank_text(pos_b), best > 0 ? 100 * own / best : 0.0,
+                                  with_borderline.keys.empty() ? "-" : with_borderline.keys.front()));
     }
     for (std::size_t i = 0; i < members.size(); ++i) {
       for (std::size_t j = i + 1; j < members.size(); ++j) {
@@ -360,24 +399,28 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose)
       fmt::print("{}\n", line);
     }
   }
-  fmt::print("  {:<24} {:>16} {:>14} {:>14} {:>16} {:>15} {:>18}\n", "group", "fit+rule-clean", "top 5",
-             "top 5 if fits", "within 10% pred", "pairs ordered", "across releases");
+  fmt::print("  {:<24} {:>16} {:>14} {:>14} {:>16} {:>15} {:>18} {:>16} {:>16}\n", "group", "fit+rule-clean",
+             "top 5", "top 5 if fits", "within 10% pred", "pairs ordered", "across releases", "top 5 +borderl.",
+             "within 10% +b.");
   for (const auto& [group, t] : tally) {
     auto share = [](int part, int whole) {
       return whole > 0 ? fmt::format("{:.0f}%", percent(part, whole)) : std::string("-");
     };
     fmt::print("  {:<24} {:>4}/{:<4} {:>4.0f}% {:>3}/{:<3} {:>4.0f}% {:>3}/{:<3} {:>4} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} "
-               "{:>5} {:>3}/{:<3} {:>8}\n",
+               "{:>5} {:>3}/{:<3} {:>8} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} {:>6.0f}%\n",
                group, t.clean, t.layouts, percent(t.clean, t.layouts), t.top5, t.problems,
                percent(t.top5, t.problems), t.searchable_top5, t.searchable, share(t.searchable_top5, t.searchable),
                t.within10, t.problems, percent(t.within10, t.problems), t.ordered,
-               t.pairs, share(t.ordered, t.pairs), t.any_ordered, t.any_pairs, share(t.any_ordered, t.any_pairs));
+               t.pairs, share(t.ordered, t.pairs), t.any_ordered, t.any_pairs, share(t.any_ordered, t.any_pairs),
+               t.top5_borderline, t.problems, percent(t.top5_borderline, t.problems), t.within10_borderline,
+               t.problems, percent(t.within10_borderline, t.problems));
   }
   fmt::print("  (fit = verdict fits or borderline; top 5 over distinct TP/PP/VPP/CP/EP/MBS/FSDP layouts; "
              "top 5 if fits: of the published layouts judged `fits` (tune prunes borderline ones); "
              "within 10%: the published layout's predicted tokens/s/GPU >= 90% of tune's best prediction; "
              "pairs: two layouts of one problem in one release's table (the Bridge tables publish none), across releases: "
-             "in any two releases, whose measured figures also differ by software release)\n");
+             "in any two releases, whose measured figures also differ by software release; +borderline: the same "
+             "over tune --borderline's ranking, which also ranks the layouts judged borderline, flagged)\n");
   fmt::print("  published layouts not judged fit and rule-clean: {}\n", misses.size());
   for (const auto& m : misses) {
     fmt::print("    {}\n", m);
@@ -390,7 +433,7 @@ void speed(const lg::config::LoadOptions& options)
 {
   const Row row = h100_fp8_problem("speed", "pretrain", "llama3.1-405b", 1024, 1536, 8192);
   const auto spec = lg::bench::row_spec(row, options);
-  const Ranked ranked = rank_layouts(spec);
+  const Ranked ranked = rank_layouts(spec, false).first;
   fmt::print("\nspeed: Llama3.1-405B on 1024 x H100, whole space: {} layouts searched ({} estimated, {} "
              "candidates) in {:.3f} s (CPU time, one thread), best {}\n",
              ranked.searched, ranked.estimated, ranked.candidates, ranked.seconds,
@@ -455,7 +498,7 @@ int main(int argc, char** argv)
   }
   speed(options);
   if (flags.count("--no-tune") == 0) {
-    tune_bench(rows, flags.count("--rows") != 0 || flags.count("--ranks") != 0);
+    tune_bench(rows, flags.count("--rows") != 0 || flags.count("--ranks") != 0, flags.count("--no-search") == 0);
   }
   return 0;
 }

@@ -198,8 +198,10 @@ void print_row(const tune::Result& result, const tune::Candidate& c, std::size_t
   const double share = c.throughput.step_time_s > 0
                            ? 100 * throughput::cost(c.throughput, c.throughput.main_cost) / c.throughput.step_time_s
                            : 0;
+  const std::string layout = tune::describe(c.layout, result.recompute_choices)
+                             + (c.verdict == estimate::Verdict::borderline ? " (borderline)" : "");
   fmt::print("{:>4}  {:<52} {:>18} {:>7.1f} {:>7.0f} {:>9.0f} {:>6.1f}%  {} {:.0f}%\n", rank,
-             tune::describe(c.layout, result.recompute_choices), stage_peaks(c), c.band_bytes / k_gib,
+             layout, stage_peaks(c), c.band_bytes / k_gib,
              c.throughput.tflops_per_gpu, c.throughput.tokens_per_sec_per_gpu, 100 * c.relative,
              c.throughput.main_cost, share);
 }
@@ -215,6 +217,11 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
              "{} candidates\n\n",
              result.searched, result.pruned_by_rules, result.pruned_by_memory, format_bytes(result.capacity_bytes),
              result.candidates.size());
+  if (result.borderline > 0) {
+    fmt::print("{} of the candidates are borderline in memory (--borderline): the band straddles the 90% "
+               "headroom\n\n",
+               result.borderline);
+  }
   if (result.candidates.empty()) {
     fmt::print("{}\n", colorize(global.color, "red", "no layout fits and passes the rules"));
     return;
@@ -247,7 +254,8 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
     }
   }
   fmt::print("\npredicted rates: model in docs/tune.md; peaks from the memory estimate (verdict fits = at most "
-             "90% of capacity)\n");
+             "90% of capacity); predictions within {:.0f}% of each other are ties, ranked simpler layout first\n",
+             100 * tune::k_resolution);
 }
 
 } // namespace
@@ -269,7 +277,8 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                                         "fsdp,offload or all)")
     ("write-job", po::value<std::string>(), "write the chosen layout as a job file")
     ("pick", po::value<int>()->default_value(1), "rank written by --write-job")
-    ("force", "overwrite the --write-job file if it exists");
+    ("force", "overwrite the --write-job file if it exists")
+    ("borderline", "also rank layouts judged borderline in memory (flagged; they may not fit)");
   const ParsedArgs parsed = parse_args("tune", options, args);
   const auto& v = parsed.vars;
   // The model: a job file, --model, or --hf-config without a job file or a
@@ -300,6 +309,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                                        true);
   request.expandable_segments = preflight::expandable_segments_on(spec);
   request.base = spec;
+  request.borderline = v.count("borderline") != 0;
   const tune::Result result = tune::search(request);
   const int top = v["top"].as<int>();
   const int pick = v["pick"].as<int>();
@@ -344,6 +354,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                 {"pruned_by_rules", result.pruned_by_rules},
                 {"pruned_by_memory", result.pruned_by_memory},
                 {"survivors", result.candidates.size()},
+                {"borderline", result.borderline},
                 {"candidates", candidates},
                 {"pareto", pareto}});
   } else {

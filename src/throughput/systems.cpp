@@ -21,6 +21,12 @@
 // PERFORMANCE.md defines busbw); STREAM-like copies reach ~80% of HBM; fused (flash/cuDNN)
 // attention reaches ~60% of the bf16 peak averaged over forward and backward
 // (FlashAttention-2 and -3 papers, Dao et al. 2023, Shah et al. 2024).
+// Per-kernel overheads, not calibrated (NVIDIA technical blog "Getting Started with CUDA Graphs",
+// 2019: a 2.9 us kernel issued back to back from one stream takes 3.8 us per kernel, 3.4 us
+// replayed from a graph): the host issues one kernel per ~3.8 us at best (PyTorch's dispatch
+// only adds to that), and ~0.5 us of launch latency per kernel stays on the GPU even in a graph.
+// Point-to-point latency ~10 us per NCCL send/recv across nodes (nccl-tests sendrecv_perf at
+// small sizes on InfiniBand).
 // Calibrated, per system and precision family (never per row): gemm_efficiency_* is the
 // fraction of the dense peak the transformer GEMMs reach, fitted by `bench/tune/run.sh
 // --calibrate` on the Megatron Bridge 25.09 and 25.11 performance tables and the Llama3 70B
@@ -65,12 +71,12 @@ const std::array<SystemRates, 8>& table()
   static const std::array<SystemRates, 8> rows = {
     row("a100-40gb", 312, 0, 0, 1555, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
     row("a100-80gb", 312, 0, 0, 2039, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
-    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 0.70, 0.611, 0.611, 0.491),
-    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 0.70, 0.611, 0.611, 0.491),
-    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 0.70, 0.498, 0.498, 0.383),
-    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 0.70, 0.498, 0.498, 0.383),
-    row("gb200", 2500, 5000, 10000, 8000, 900, 50, 225, 0.70, 0.455, 0.455, 0.343),
-    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 0.70, 0.628, 0.628, 0.582),
+    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 0.70, 0.653, 0.653, 0.428),
+    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 0.70, 0.653, 0.653, 0.428),
+    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 0.70, 0.517, 0.517, 0.273),
+    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 0.70, 0.517, 0.517, 0.273),
+    row("gb200", 2500, 5000, 10000, 8000, 900, 50, 225, 0.70, 0.499, 0.499, 0.347),
+    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 0.70, 0.658, 0.658, 0.533),
   };
   return rows;
 }

@@ -23,6 +23,12 @@ struct SystemRates
   double nvlink_bw = 0;
   double network_bw = 0;
   double host_bw = 0;  // GPU <-> host memory (PCIe or NVLink-C2C)
+  // Per kernel: the device's launch latency between queued kernels, and the
+  // host's time to issue one (no CUDA graphs). Seconds.
+  double kernel_gap_s = 0.5e-6;
+  double host_launch_s = 3.8e-6;
+  // NCCL point-to-point latency of one send/recv (pipeline, CP ring). Seconds.
+  double p2p_latency_s = 10e-6;
   // Fractions of the peaks that kernels and collectives reach.
   double gemm_efficiency_bf16 = 0.7;  // calibrated (see systems.cpp)
   double gemm_efficiency_fp8 = 0.6;   // calibrated

@@ -1,6 +1,7 @@
 #include "throughput/terms.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace lg::throughput {
 
@@ -13,6 +14,15 @@ double gemm_seconds(double m, double n, double k, double in_bytes, double flops_
   const double compute = flops_rate > 0 ? 2 * m * n * k / flops_rate : 0;
   const double traffic = (m * k + k * n) * in_bytes + m * n * 2;
   return compute + (hbm_rate > 0 ? traffic / hbm_rate : 0);
+}
+
+double shape_efficiency(double m, double n, double k)
+{
+  if (m <= 0 || n <= 0 || k <= 0) {
+    return 1;
+  }
+  const double tiles = std::ceil(m / k_tile_m) * std::ceil(n / k_tile_n);
+  return m * n / (tiles * k_tile_m * k_tile_n) * k / (k + k_fill);
 }
 
 double ring_seconds(double bytes, int group, double bw)
@@ -62,6 +72,15 @@ double tp_block_seconds(double collective, double column, double row, double eff
                           + exposed_seconds(collective, column, eff, true)
                           + exposed_seconds(collective, wgrad_window, eff, true);
   return forward + backward;
+}
+
+double launch_seconds(double gpu, double kernels, double gap, double host)
+{
+  if (kernels <= 0) {
+    return 0;
+  }
+  const double device = kernels * gap;
+  return std::max(device, kernels * host - gpu);
 }
 
 double bubble_seconds(int pp, int vpp, double microbatch_seconds)

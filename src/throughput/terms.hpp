@@ -10,6 +10,22 @@ namespace lg::throughput {
 double gemm_seconds(double m, double n, double k, double in_bytes, double flops_rate,
                     double hbm_rate);
 
+// Fraction of the tensor-core rate an M x N x K GEMM reaches from its shape
+// alone (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication
+// Background"):
+// - tile quantization: the output is computed in k_tile_m x k_tile_n tiles, a
+//   partial tile costs a whole one;
+// - pipeline fill: each tile's main loop first loads k_fill of K before the
+//   tensor cores run, and stores its output tile after: K / (K + k_fill).
+// Wave quantization (a partial last wave of tiles over the SMs) is left out:
+// cuBLAS's Hopper/Blackwell kernels spread it (stream-K / split-K
+// schedules), and the per-shape sawtooth it gives made the ordering of
+// published layouts worse (docs/tune.md). Large GEMMs reach ~1 (the
+// calibrated per-system efficiency covers the rest); narrow (TP-split),
+// short (small micro batch, CP, few tokens per expert) and shallow ones less.
+constexpr double k_tile_m = 128, k_tile_n = 128, k_fill = 256;
+double shape_efficiency(double m, double n, double k);
+
 // Ring all-gather or reduce-scatter of `bytes` (the full, gathered size) over
 // `group` ranks at `bw` bytes/s per rank: (g - 1) / g * bytes / bw. 0 for g <= 1.
 double ring_seconds(double bytes, int group, double bw);
@@ -41,6 +57,14 @@ double exposed_seconds(double comm, double window, double eff, bool overlapped);
 // `wgrad` false (frozen weights, LoRA): no weight-gradient GEMM to hide behind.
 double tp_block_seconds(double collective, double column, double row, double eff, bool sp,
                         bool tp_comm_overlap, bool wgrad);
+
+// Per-kernel overhead of `kernels` kernels that do `gpu` seconds of work:
+// each queued kernel leaves the GPU idle for `gap` seconds (launch latency on
+// the device), and the host, which issues one kernel per `host` seconds, is
+// the bound when it is slower than the GPU (short kernels, no CUDA graphs:
+// `host` 0). Returns the seconds added to `gpu`: kernels x gap, or what the
+// host needs beyond that when it is slower.
+double launch_seconds(double gpu, double kernels, double gap, double host);
 
 // Pipeline bubble of 1F1B / interleaved 1F1B: (pp - 1) / vpp microbatch times.
 double bubble_seconds(int pp, int vpp, double microbatch_seconds);

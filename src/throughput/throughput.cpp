@@ -38,6 +38,7 @@ struct Setup
   double in_bytes = 2;
   double backward_gemm = 2;  // dgrad + wgrad; LoRA: dgrad only
   bool sp = false, lora = false;
+  double host_launch = 0;  // per kernel; 0 under CUDA graphs
   double bw_tp = 0, bw_cp = 0, bw_ep_fast = 0, bw_ep_slow = 0, bw_dp = 0, bw_edp = 0, bw_pp = 0;
   int ep_local = 1;
 };
@@ -88,6 +89,7 @@ Setup make_setup(const config::JobSpec& spec, const SystemRates& rates)
   s.lora = spec.peft.method == "lora";
   s.backward_gemm = s.lora ? 1.0 : 2.0;
   s.sp = p.sequence_parallel && s.tp > 1;
+  s.host_launch = spec.training.cuda_graphs == config::CudaGraphs::none ? rates.host_launch_s : 0;
   // Megatron's rank order is tp-cp-(ep)-dp-pp: TP innermost, PP outermost.
   s.bw_tp = group_bandwidth(s.rates, s.tp, 1, s.domain);
   s.bw_cp = group_bandwidth(s.rates, s.cp, s.tp, s.domain);
@@ -119,12 +121,20 @@ struct LayerForward
   double other_elementwise = 0;  // RoPE, FP8 casts, permutation
   double activation_elementwise = 0;  // dense/shared activation function
   double expert_activation_elementwise = 0;
+  double kernels = 0;  // forward kernels (GEMMs, element-wise, attention, collectives)
   double gemm() const { return attention_gemm + mlp_gemm + expert_gemm; }
   double elementwise() const
   {
     return norm_elementwise + other_elementwise + activation_elementwise + expert_activation_elementwise;
   }
 };
+
+// `groups` GEMMs of one shape (a grouped GEMM's experts) at `rate` scaled by
+// the efficiency the shape reaches (terms.hpp, shape_efficiency).
+double gemm(const Setup& s, double m, double n, double k, double in_bytes, double rate, double groups = 1)
+{
+  return groups * gemm_seconds(m, n, k, in_bytes, rate * shape_efficiency(m, n, k), s.hbm);
+}
 
 double elementwise_seconds(const Setup& s, double elements)
 {
@@ -162,43 +172,51 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     double g = 0;
     double up = 0;
     if (a.q_lora_rank > 0) {
-      g += gemm_seconds(T, a.q_lora_rank, h, s.in_bytes, s.rate, s.hbm);
-      up += gemm_seconds(T, heads * qk / tp, a.q_lora_rank, s.in_bytes, s.rate, s.hbm);
+      g += gemm(s, T, a.q_lora_rank, h, s.in_bytes, s.rate);
+      up += gemm(s, T, heads * qk / tp, a.q_lora_rank, s.in_bytes, s.rate);
     } else {
-      g += gemm_seconds(T, heads * qk / tp, h, s.in_bytes, s.rate, s.hbm);
+      g += gemm(s, T, heads * qk / tp, h, s.in_bytes, s.rate);
     }
-    g += gemm_seconds(T, a.kv_lora_rank + a.qk_pos_emb_head_dim, h, s.in_bytes, s.rate, s.hbm);
-    up += gemm_seconds(T, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank, s.in_bytes,
-                       s.rate, s.hbm);
-    f.attention_row = gemm_seconds(T, h, heads * a.v_head_dim / tp, s.in_bytes, s.rate, s.hbm);
+    g += gemm(s, T, a.kv_lora_rank + a.qk_pos_emb_head_dim, h, s.in_bytes, s.rate);
+    up += gemm(s, T, heads * (a.qk_head_dim + a.v_head_dim) / tp, a.kv_lora_rank, s.in_bytes, s.rate);
+    f.attention_row = gemm(s, T, h, heads * a.v_head_dim / tp, s.in_bytes, s.rate);
     f.attention_gemm = g + up + f.attention_row;
     f.mla_up_gemm = up;
     f.core_attention = 2 * T * s.seq * heads / tp * (qk + a.v_head_dim) / 2 / s.attention_rate;
     q_width = heads * qk / tp;
     attn_in = 2 * h + a.q_lora_rank + a.kv_lora_rank + heads * a.v_head_dim / tp;
+    f.kernels += 5 + (a.q_lora_rank > 0 ? 1 : 0) + 2;  // GEMMs, q/kv low-rank norms
   } else {
     const double kvc = config::kv_channels(m);
     const double q = heads * kvc;
     const double kv = std::max(1.0, config::num_query_groups(m) / tp) * kvc;
-    f.attention_row = gemm_seconds(T, h, q / tp, s.in_bytes, s.rate, s.hbm);
-    f.attention_gemm = gemm_seconds(T, q / tp + 2 * kv, h, s.in_bytes, s.rate, s.hbm) + f.attention_row;
+    f.attention_row = gemm(s, T, h, q / tp, s.in_bytes, s.rate);
+    f.attention_gemm = gemm(s, T, q / tp + 2 * kv, h, s.in_bytes, s.rate) + f.attention_row;
     f.core_attention = 2 * T * s.seq * heads / tp * (2 * kvc) / 2 / s.attention_rate;
     q_width = q / tp + kv;
     attn_in = h / (s.sp ? tp : 1) + q / tp;
+    f.kernels += 2;  // QKV, proj
   }
+  // Per layer: the attention block's norm, RoPE, residual add; core attention
+  // once per CP ring step and a send/recv per step; the TP collectives of both
+  // blocks (SP: an all-gather and a reduce-scatter each; else an all-reduce).
+  const bool quantized = config::is_fp8(s.spec.training.precision) || config::is_fp4(s.spec.training.precision);
+  f.kernels += 3 + s.cp + 2.0 * (s.cp - 1) + (tp > 1 ? (s.sp ? 4 : 2) : 0) + (quantized ? 2 : 0);
   const double qf = quant_factor(s.spec.training.precision);
   const double seq_region = s.sp ? tp : 1;  // norms/residuals split only under SP
   f.norm_elementwise = elementwise_seconds(s, T * 10 * h / seq_region);
   double mlp_in = 0;
   auto dense_mlp = [&](double ffn) {
-    const double fc1 = gemm_seconds(T, ffn * (gate ? 2 : 1) / tp, h, s.in_bytes, s.rate, s.hbm);
-    const double fc2 = gemm_seconds(T, h, ffn / tp, s.in_bytes, s.rate, s.hbm);
+    const double fc1 = gemm(s, T, ffn * (gate ? 2 : 1) / tp, h, s.in_bytes, s.rate);
+    const double fc2 = gemm(s, T, h, ffn / tp, s.in_bytes, s.rate);
     f.mlp_gemm += fc1 + fc2;
     f.mlp_column += fc1;
     f.mlp_row += fc2;
     f.activation_elementwise += elementwise_seconds(s, T * 3 * ffn / tp);
     mlp_in += h / seq_region + ffn / tp;
+    f.kernels += 3 + (quantized ? 2 : 0);  // FC1, activation, FC2 (+ their input casts)
   };
+  f.kernels += 2;  // the MLP block's norm and residual add
   double permute = 0;
   if (moe_layer && m.moe) {
     const auto& e = *m.moe;
@@ -208,15 +226,17 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     const double per_expert = T * topk * s.ep * s.etp / (tp * experts);
     const double ffn = e.moe_ffn_hidden_size;
     const double grouped = s.rate * s.rates.grouped_gemm_efficiency;
-    const double fc1 = local_experts
-                           * gemm_seconds(per_expert, ffn * (gate ? 2 : 1) / s.etp, h, s.in_bytes, grouped, s.hbm)
-                       + gemm_seconds(T / tp, experts, h, 2, s.rate_bf16, s.hbm);  // + router
-    const double fc2 = local_experts * gemm_seconds(per_expert, h, ffn / s.etp, s.in_bytes, grouped, s.hbm);
+    const double fc1 = gemm(s, per_expert, ffn * (gate ? 2 : 1) / s.etp, h, s.in_bytes, grouped, local_experts)
+                       + gemm(s, T / tp, experts, h, 2, s.rate_bf16);  // + router
+    const double fc2 = gemm(s, per_expert, h, ffn / s.etp, s.in_bytes, grouped, local_experts);
     f.expert_gemm = fc1 + fc2;
     f.mlp_column += fc1;
     f.mlp_row += fc2;
     f.expert_activation_elementwise = elementwise_seconds(s, T * topk * 3 * ffn / tp);
     permute = 4 * T * topk * h / tp;
+    // Router GEMM, softmax/top-k/aux loss, permute and unpermute, grouped FC1,
+    // activation, grouped FC2 (+ casts), dispatch and combine all-to-alls.
+    f.kernels += 9 + (quantized ? 2 : 0) + (s.ep > 1 ? 2 : 0);
     mlp_in += topk * (h + ffn) / tp;
     if (e.shared_expert_intermediate_size > 0) {
       dense_mlp(e.shared_expert_intermediate_size);
@@ -234,6 +254,7 @@ struct LayerCost
   double recompute = 0;  // extra forward work
   double tp = 0, cp = 0, ep = 0;  // exposed communication
   double forward = 0;    // forward compute (windows for overlap)
+  double kernels = 0;    // kernels launched, forward + backward + recompute
 };
 
 // Fraction of a stage's layers that full recompute reruns.
@@ -288,6 +309,9 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
   const double gemm_total = f.gemm() * (1 + s.backward_gemm);
   c.compute = gemm_total + f.core_attention * (1 + k_attention_backward) + f.elementwise() * 3;
   c.recompute = full_fraction > 0 ? full_fraction * c.forward : selective_recompute(s, f);
+  // Backward launches about twice the forward's kernels (dgrad and wgrad per
+  // GEMM, each element-wise op's gradient); full recompute reruns the forward.
+  c.kernels = f.kernels * (3 + full_fraction);
   const auto& m = s.spec.model;
   // TP: per block (attention, MLP) with SP 3 all-gathers + 2 reduce-scatters of
   // the T x h activation, without SP 2 all-reduces, each overlapped only with
@@ -310,7 +334,7 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
     }
     // Ring attention: cp - 1 KV exchanges forward, KV + dKV backward (3 in all),
     // each hidden behind the attention block of the previous step.
-    const double comm = 3 * (s.cp - 1) * s.tokens * kv_width * k_act_bytes / s.bw_cp;
+    const double comm = 3 * (s.cp - 1) * (s.tokens * kv_width * k_act_bytes / s.bw_cp + s.rates.p2p_latency_s);
     c.cp = exposed_seconds(comm, f.core_attention * (1 + k_attention_backward), s.rates.overlap_efficiency,
                            true);
   }
@@ -329,16 +353,18 @@ double logits_seconds(const Setup& s)
 {
   const double vocab = static_cast<double>(config::padded_vocab_size(s.spec));
   const double passes = s.lora ? 2 : 3;
-  const double gemm = gemm_seconds(s.tokens, vocab / s.tp, s.h, 2, s.rate_bf16, s.hbm) * passes;
+  const double logit = gemm(s, s.tokens, vocab / s.tp, s.h, 2, s.rate_bf16) * passes;
   const double loss = s.hbm > 0 ? s.tokens * vocab / s.tp * 12 / s.hbm : 0;
-  return gemm + loss;
+  return logit + loss;
 }
 
 struct StageCost
 {
   double compute = 0, recompute = 0, tp = 0, cp = 0, ep = 0;
   double forward = 0;
-  double total() const { return compute + recompute + tp + cp + ep; }
+  double kernels = 0;
+  double launch = 0;  // per-kernel overhead (terms.hpp, launch_seconds)
+  double total() const { return compute + recompute + tp + cp + ep + launch; }
 };
 
 void add(StageCost& stage, const LayerCost& c, double n)
@@ -349,6 +375,7 @@ void add(StageCost& stage, const LayerCost& c, double n)
   stage.cp += n * c.cp;
   stage.ep += n * c.ep;
   stage.forward += n * c.forward;
+  stage.kernels += n * c.kernels;
 }
 
 } // namespace
@@ -382,7 +409,11 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
       add(stage, last_moe ? moe : dense, layout.mtp_layers);
       stage.compute += logits * (1 + layout.mtp_layers);
       stage.forward += logits / 3 * (1 + layout.mtp_layers);
+      stage.kernels += 6;  // output GEMM, cross-entropy, their gradients
     }
+    // The stage's kernels of one microbatch against its GPU work (the
+    // collectives' exposed time included: the host issues through them).
+    stage.launch = launch_seconds(stage.total(), stage.kernels, s.rates.kernel_gap_s, s.host_launch);
     stages.push_back(stage);
   }
   if (stages.empty()) {
@@ -407,7 +438,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   double p2p = 0;
   if (s.pp > 1) {
     const double bytes = s.tokens * s.h * k_act_bytes / (s.sp ? s.tp : 1);
-    const double per_transfer = bytes / s.bw_pp;
+    const double per_transfer = bytes / s.bw_pp + s.rates.p2p_latency_s;
     // Interleaved: warm-up/cool-down sends on the critical path, and the
     // steady-state sends of every chunk of every microbatch overlapped
     // (overlap_p2p_comm) but for (1 - eff) of each.
@@ -471,7 +502,8 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
 
   out.costs = {{"compute", m * pace.compute},   {"recompute", m * pace.recompute},
                {"tp_comm", m * pace.tp},        {"cp_comm", m * pace.cp},
-               {"ep_comm", m * pace.ep},        {"pp_bubble", bubble},
+               {"ep_comm", m * pace.ep},        {"launch", m * pace.launch},
+               {"pp_bubble", bubble},
                {"pp_p2p", p2p},                 {"dp_comm", dp},
                {"fsdp_comm", fsdp},             {"offload", offload},
                {"optimizer", optimizer}};
@@ -494,8 +526,8 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
     out.assumptions.push_back("no rates for GPU '" + spec.cluster.gpu
                               + "': the generation's reference GPU's rates are used");
   }
-  out.assumptions.push_back("balanced MoE routing; CUDA graphs, kernel launch gaps and "
-                            "fine-grained activation offloading not modelled");
+  out.assumptions.push_back("balanced MoE routing; fine-grained activation offloading not modelled; "
+                            "kernel launch: ~0.5 us per kernel on the GPU, the host bound without CUDA graphs");
   return out;
 }
 

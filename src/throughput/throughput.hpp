@@ -21,7 +21,7 @@ struct Throughput
   double tokens_per_sec_per_gpu = 0;
   double model_flops_per_step = 0;
   // Seconds per step, in this order, summing to step_time_s: compute,
-  // recompute, tp_comm, cp_comm, ep_comm, pp_bubble, pp_p2p, dp_comm,
+  // recompute, tp_comm, cp_comm, ep_comm, launch, pp_bubble, pp_p2p, dp_comm,
   // fsdp_comm, offload, optimizer.
   std::vector<std::pair<std::string, double>> costs;
   std::string main_cost;  // the largest term other than compute

@@ -110,6 +110,36 @@ std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& co
   return out;
 }
 
+// The model-parallel dimensions a layout uses (TP, PP, CP above 1; EP and
+// FSDP shard what data parallelism replicates and do not count).
+int model_parallel_dimensions(const Layout& l)
+{
+  return (l.tp > 1 ? 1 : 0) + (l.pp > 1 ? 1 : 0) + (l.cp > 1 ? 1 : 0);
+}
+
+// Tie-breaking within the model's resolution (docs/tune.md, "Ranking"): the
+// candidates, best prediction first, are cut into tiers, each holding every
+// candidate within k_resolution of its fastest one; inside a tier, fewer
+// model-parallel dimensions first, then the smaller CP (the Megatron Bridge
+// memory-tuning guide adds TP inside NVLink first, then PP, then CP), then the
+// prediction.
+void break_ties(std::vector<Candidate>& candidates)
+{
+  auto first = candidates.begin();
+  while (first != candidates.end()) {
+    const double floor = first->throughput.tokens_per_sec_per_gpu * (1 - k_resolution);
+    auto last = std::find_if(first, candidates.end(), [floor](const Candidate& c) {
+      return c.throughput.tokens_per_sec_per_gpu < floor;
+    });
+    std::stable_sort(first, last, [](const Candidate& a, const Candidate& b) {
+      const int da = model_parallel_dimensions(a.layout);
+      const int db = model_parallel_dimensions(b.layout);
+      return da != db ? da < db : a.layout.cp < b.layout.cp;
+    });
+    first = last;
+  }
+}
+
 } // namespace
 
 config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate)
@@ -117,6 +147,23 @@ config::JobSpec spec_of(const Request& request, const Result& result, const Cand
   config::JobSpec spec = request.base;
   apply_layout(candidate.layout, result.recompute_choices, result.keep, spec);
   return spec;
+}
+
+void rank(std::vector<Candidate>& candidates)
+{
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.throughput.tokens_per_sec_per_gpu != b.throughput.tokens_per_sec_per_gpu) {
+      return a.throughput.tokens_per_sec_per_gpu > b.throughput.tokens_per_sec_per_gpu;
+    }
+    return a.band_bytes < b.band_bytes;
+  });
+  const double best = candidates.empty() ? 0 : candidates.front().throughput.tokens_per_sec_per_gpu;
+  for (auto& c : candidates) {
+    c.relative = best > 0 ? c.throughput.tokens_per_sec_per_gpu / best : 0;
+    c.pareto = false;
+  }
+  mark_pareto(candidates);
+  break_ties(candidates);
 }
 
 Result search(const Request& request)
@@ -169,7 +216,9 @@ Result search(const Request& request)
         const estimate::Estimate est = estimate::estimate(work, options);
         const double band = est.peak_bytes + est.band_bytes;  // the band's upper edge
         ++result.estimated;
-        if (est.verdict != estimate::Verdict::fits || band > limit) {
+        const bool fits = est.verdict == estimate::Verdict::fits && band <= limit;
+        const bool kept_borderline = request.borderline && est.verdict == estimate::Verdict::borderline;
+        if (!fits && !kept_borderline) {
           over_memory.insert(key_of(layout));
           ++result.pruned_by_memory;
           return false;
@@ -191,26 +240,14 @@ Result search(const Request& request)
           c.warnings += f.severity == Severity::warning ? 1 : 0;
         }
         c.throughput = throughput::predict(work);
+        result.borderline += fits ? 0 : 1;
         result.candidates.push_back(std::move(c));
         return true;
       });
   result.searched = counts.searched;
   result.pruned_by_rules += counts.structurally_invalid;
   result.pruned_by_memory += counts.over_memory_by_smaller_mbs;
-  std::stable_sort(result.candidates.begin(), result.candidates.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     if (a.throughput.tokens_per_sec_per_gpu != b.throughput.tokens_per_sec_per_gpu) {
-                       return a.throughput.tokens_per_sec_per_gpu > b.throughput.tokens_per_sec_per_gpu;
-                     }
-                     return a.band_bytes < b.band_bytes;
-                   });
-  if (!result.candidates.empty()) {
-    const double best = result.candidates.front().throughput.tokens_per_sec_per_gpu;
-    for (auto& c : result.candidates) {
-      c.relative = best > 0 ? c.throughput.tokens_per_sec_per_gpu / best : 0;
-    }
-  }
-  mark_pareto(result.candidates);
+  rank(result.candidates);
   return result;
 }
 

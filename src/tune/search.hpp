@@ -15,11 +15,19 @@
 
 namespace lg::tune {
 
+// Predictions closer than this fraction of the faster one are ties: the
+// throughput model does not resolve them (docs/tune.md, "Ranking").
+constexpr double k_resolution = 0.02;
+
 struct Request
 {
   config::JobSpec base;     // the job (or the spec built from --model/--gpu/…)
   Free free;                // what may change
   bool expandable_segments = true;  // from the job's composed environment
+  // Also rank layouts the estimate judges `borderline` (the band straddles the
+  // headroom; tuned runs near capacity sit there), flagged by their verdict.
+  // Off: only `fits` layouts survive (docs/tune.md, "Pruning").
+  bool borderline = false;
 };
 
 struct Candidate
@@ -41,13 +49,20 @@ struct Result
   long pruned_by_rules = 0;
   long pruned_by_memory = 0;
   long estimated = 0;  // layouts the memory estimate ran on (the rest pruned before it)
-  std::vector<Candidate> candidates;  // every survivor, best first
+  long borderline = 0;  // candidates judged borderline (only with Request::borderline)
+  // Every survivor, best first: by predicted throughput, ties within
+  // k_resolution broken by the simpler layout (docs/tune.md, "Ranking").
+  std::vector<Candidate> candidates;
   std::vector<RecomputeChoice> recompute_choices;
   OverlapKeep keep;
   double capacity_bytes = 0;
 };
 
 Result search(const Request& request);
+
+// Order `candidates` as search() does: by predicted tokens/s/GPU, ties within
+// k_resolution broken by the simpler layout; set `relative` and `pareto`.
+void rank(std::vector<Candidate>& candidates);
 
 // The full job of `candidate`: the request's base with the layout applied.
 config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate);

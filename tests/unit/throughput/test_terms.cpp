@@ -70,3 +70,27 @@ TEST_CASE("tp_block_seconds: each TP collective hides only behind the GEMM it is
   CHECK(tp_block_seconds(1.0, 10, 10, 0.8, true, true, false) == doctest::Approx(1.8));
   CHECK(tp_block_seconds(0.0, 10, 10, 0.8, true, true, true) == 0);
 }
+
+TEST_CASE("shape_efficiency: tile quantization and the main loop's fill")
+{
+  // NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background": 128 x 128
+  // output tiles. Llama3-70B's QKV GEMM at TP 8, 4096 tokens: 32 x 10 whole tiles; K = 8192
+  // adds the fill, 8192 / (8192 + 256).
+  CHECK(shape_efficiency(4096, 1280, 8192) == doctest::Approx(8192.0 / 8448));
+  // A partial tile costs a whole one: 100 of 128 rows, 200 of 256 columns; K = 256: half fill.
+  CHECK(shape_efficiency(100, 200, 256) == doctest::Approx(100.0 * 200 / (128 * 256) * 0.5));
+  // An expert's GEMM with 96 routed tokens (one 128-row tile) and K = 768 (MoE FC2).
+  CHECK(shape_efficiency(96, 2048, 768) == doctest::Approx(96.0 / 128 * 768 / 1024));
+  CHECK(shape_efficiency(0, 1536, 2048) == 1);
+}
+
+TEST_CASE("launch_seconds: the device gap per kernel, or the host when it is slower")
+{
+  // 100 kernels, 0.5 us gap, the host issuing one per 3.8 us (NVIDIA technical blog "Getting
+  // Started with CUDA Graphs"): behind 1 ms of GPU work the host keeps ahead, 100 x 0.5 us
+  // stays; behind 0.1 ms the host needs 380 us, 280 us more than the GPU.
+  CHECK(launch_seconds(1e-3, 100, 0.5e-6, 3.8e-6) == doctest::Approx(50e-6));
+  CHECK(launch_seconds(1e-4, 100, 0.5e-6, 3.8e-6) == doctest::Approx(280e-6));
+  CHECK(launch_seconds(1e-4, 100, 0.5e-6, 0) == doctest::Approx(50e-6));  // CUDA graphs
+  CHECK(launch_seconds(1e-4, 0, 0.5e-6, 3.8e-6) == 0);
+}

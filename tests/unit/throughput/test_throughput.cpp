@@ -152,3 +152,48 @@ TEST_CASE("activation offload costs host-link time only when it is enabled")
   spec.training.cpu_offloading_layers = 40;
   CHECK(throughput::cost(throughput::predict(spec), "offload") > 0);
 }
+
+TEST_CASE("per-kernel overhead: per microbatch, so a larger micro batch pays it fewer times")
+{
+  // Llama3-70B SFT (TP 4, PP 4, VPP 5) on H100: each layer's kernels cost the device gap
+  // per microbatch (GPU-bound: the host keeps ahead), so MBS 2 at the same global batch
+  // launches half the microbatches and pays exactly half.
+  auto spec = testing::llama3_70b_sft();
+  const double mbs1 = throughput::cost(throughput::predict(spec), "launch");
+  CHECK(mbs1 > 0);
+  spec.training.micro_batch_size = 2;
+  CHECK(throughput::cost(throughput::predict(spec), "launch") == doctest::Approx(mbs1 / 2));
+  // CP 2 (DP 2 -> 1): twice the microbatches per rank, and the ring's extra attention steps
+  // and sends are more kernels in each: more than twice the overhead.
+  spec.training.micro_batch_size = 1;
+  spec.parallelism.cp = 2;
+  CHECK(throughput::cost(throughput::predict(spec), "launch") > 2 * mbs1);
+}
+
+TEST_CASE("pipeline p2p without interleaving: every send on the critical path, bytes plus latency")
+{
+  // 1F1B (Narayanan et al. 2021): m + pp - 1 forward and as many backward transfers on the
+  // critical path. Llama3-70B SFT, TP 4 (SP) x PP 4, DP 2: a stage boundary moves T x h / TP
+  // = 4096 x 8192 x 2 B / 4; TP x DP fills the 8-GPU node, so the next stage is across the
+  // network; each send also pays the NCCL send/recv latency (systems.cpp).
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.vpp.reset();
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const double per_send = 4096.0 * 8192 * 2 / 4 / (rates.network_bw * rates.network_efficiency) + rates.p2p_latency_s;
+  const double m = 32 / 2;  // GBS 32 over DP 2, MBS 1
+  CHECK(throughput::cost(throughput::predict(spec), "pp_p2p") == doctest::Approx(2 * (m + 4 - 1) * per_send));
+}
+
+TEST_CASE("CP ring attention: 3 (cp - 1) KV sends a layer, bytes plus latency, (1 - eff) exposed")
+{
+  // Ring attention (Megatron-LM/TE context parallelism): forward KV, backward KV and dKV, cp - 1
+  // sends each. Llama3-70B SFT at CP 2 (DP 2 -> 1): T = 4096 / 2 tokens, K and V of
+  // 8 groups / TP 4 x 128 channels; TP 4 x CP 2 fills the node (NVLink). The attention step it
+  // overlaps with is long, so (1 - 0.8) of each send stays; 20 layers x 32 microbatches.
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.cp = 2;
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const double send = 2048.0 * (2 * 2 * 128) * 2 / (rates.nvlink_bw * rates.nvlink_efficiency) + rates.p2p_latency_s;
+  const double layer = (1 - rates.overlap_efficiency) * 3 * send;
+  CHECK(throughput::cost(throughput::predict(spec), "cp_comm") == doctest::Approx(layer * 20 * 32));
+}

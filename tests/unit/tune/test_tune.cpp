@@ -88,11 +88,46 @@ TEST_CASE("every candidate fits, passes the rules, and the counts add up")
     CHECK(spec.parallelism.cp == 1);
     CHECK(spec.training.recompute.granularity == request.base.training.recompute.granularity);
   }
-  CHECK(result.candidates.front().relative == doctest::Approx(1.0));
-  for (std::size_t i = 1; i < result.candidates.size(); ++i) {
-    CHECK(result.candidates[i - 1].throughput.tokens_per_sec_per_gpu
-          >= result.candidates[i].throughput.tokens_per_sec_per_gpu);
+  // Best first, but for ties: no candidate is ranked below one that is more than the
+  // model's resolution slower (docs/tune.md, "Ranking").
+  double slowest = result.candidates.front().throughput.tokens_per_sec_per_gpu;
+  int faster_after = 0;
+  for (const auto& c : result.candidates) {
+    CHECK(c.throughput.tokens_per_sec_per_gpu * (1 - tune::k_resolution) <= slowest);
+    faster_after += c.throughput.tokens_per_sec_per_gpu > slowest ? 1 : 0;
+    slowest = std::min(slowest, c.throughput.tokens_per_sec_per_gpu);
   }
+  CHECK(faster_after > 0);  // this search has ties that the simpler layout won
+  // The first: the fewest model-parallel dimensions (TP, PP, CP) among those tied with the best.
+  auto dimensions = [](const tune::Layout& l) { return (l.tp > 1) + (l.pp > 1) + (l.cp > 1); };
+  double best = 0;
+  for (const auto& c : result.candidates) {
+    best = std::max(best, c.throughput.tokens_per_sec_per_gpu);
+  }
+  for (const auto& c : result.candidates) {
+    if (c.throughput.tokens_per_sec_per_gpu >= (1 - tune::k_resolution) * best) {
+      CHECK(dimensions(result.candidates.front().layout) <= dimensions(c.layout));
+    }
+  }
+}
+
+TEST_CASE("--borderline also ranks the layouts judged borderline, flagged, and keeps every fitting one")
+{
+  tune::Request request = small_request();
+  const tune::Result fits = tune::search(request);
+  request.borderline = true;
+  const tune::Result all = tune::search(request);
+  CHECK(all.searched == all.pruned_by_rules + all.pruned_by_memory + static_cast<long>(all.candidates.size()));
+  long borderline = 0;
+  long fitting = 0;
+  for (const auto& c : all.candidates) {
+    borderline += c.verdict == estimate::Verdict::borderline ? 1 : 0;
+    fitting += c.verdict == estimate::Verdict::fits ? 1 : 0;
+  }
+  CHECK(borderline == all.borderline);
+  CHECK(borderline > 0);  // the example job (MBS 1, TP 4) has borderline neighbours
+  CHECK(fitting == static_cast<long>(fits.candidates.size()));
+  CHECK(fits.borderline == 0);
 }
 
 TEST_CASE("the Pareto front: no candidate is lighter and faster than one on it")
