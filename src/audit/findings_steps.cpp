@@ -21,29 +21,25 @@ std::size_t pipeline_end(const ScriptModel& model, std::size_t command)
   return command;
 }
 
-bool launches_at(const ScriptModel& model, std::size_t command)
-{
-  return std::any_of(model.launches.begin(), model.launches.end(),
-                     [command](const Launch& l) { return l.command == static_cast<int>(command); });
-}
-
-// After `from`, something keeps the batch shell alive until the step ends
-// or could: `wait`, a foreground launch, a polling loop's sleep/kill, or
-// the background PID ($!) kept for later.
+// After `from`, something keeps (or may keep) the batch shell alive until
+// the step ends: anything but quick bookkeeping (echo, cd, assignments …) -
+// a `wait`, a foreground launch, a polling loop, a monitor script - or a
+// `wait` anywhere (a function called later), or the PID ($!) kept.
 bool kept_alive_after(const ScriptModel& model, std::size_t from)
 {
-  static constexpr std::array<std::string_view, 6> k_keepers = {"wait", "fg", "sleep", "tail", "kill", "timeout"};
+  static constexpr std::array<std::string_view, 13> k_quick = {
+    "echo", "printf", "date", "true", ":", "cd", "mkdir", "hostname", "exit", "set", "export", "module", "ml"};
   for (std::size_t i = from + 1; i < model.commands.size(); ++i) {
     const Command& command = model.commands[i];
-    if (!command.words.empty() && command.words.front().known
-        && std::find(k_keepers.begin(), k_keepers.end(), command.words.front().text()) != k_keepers.end()) {
-      return true;
+    if (command.words.empty()) {
+      continue;  // assignments only
     }
-    if (launches_at(model, i) && command.terminator != "&") {
+    if (!command.words.front().known
+        || std::find(k_quick.begin(), k_quick.end(), command.words.front().text()) == k_quick.end()) {
       return true;
     }
   }
-  for (const Command& command : model.commands) {  // also a `wait` in a function called later
+  for (const Command& command : model.commands) {
     if (!command.words.empty() && command.words.front().known && command.words.front().text() == "wait") {
       return true;
     }
@@ -87,19 +83,22 @@ void exec_assignment(FindingContext& c)
     }
     const std::string tool = l.has("srun") ? "srun" : "mpirun";
     const auto end = c.model.text.find_first_of(" \t\n", static_cast<std::size_t>(l.exec_assignment));
-    const std::string word = c.model.text.substr(static_cast<std::size_t>(l.exec_assignment),
-                                                 end == std::string::npos ? std::string::npos
-                                                                          : end - static_cast<std::size_t>(l.exec_assignment));
-    c.add(Severity::error, "audit.step_assignment",
-          fmt::format("`{} {} …`: {} runs its first operand as the program, so every task tries to execute a file "
-                      "named \"{}\" and fails (\"execve(): {}: No such file or directory\")",
-                      tool, word, tool, word, word),
-          fmt::format("put the variables in front of {} (`{} {} …`), or write `{} env {} …`", tool, word, tool, tool, word),
-          l.exec_assignment);
+    const std::string word = c.model.text.substr(
+      static_cast<std::size_t>(l.exec_assignment),
+      end == std::string::npos ? std::string::npos : end - static_cast<std::size_t>(l.exec_assignment));
+    const std::string says = tool == "srun" ? fmt::format(" (\"execve(): {}: No such file or directory\")", word)
+                                            : std::string();
+    c.add(
+      Severity::error, "audit.step_assignment",
+      fmt::format("`{} {} …`: {} runs its first operand as the program, so every task tries to execute a file "
+                  "named \"{}\" and fails{}",
+                  tool, word, tool, word, says),
+      fmt::format("put the variables in front of {} (`{} {} …`), or write `{} env {} …`", tool, word, tool, tool, word),
+      l.exec_assignment);
   }
 }
 
-} // namespace
+}  // namespace
 
 void step_findings(FindingContext& context)
 {
@@ -107,4 +106,4 @@ void step_findings(FindingContext& context)
   exec_assignment(context);
 }
 
-} // namespace lg::audit::detail
+}  // namespace lg::audit::detail

@@ -26,30 +26,31 @@ namespace {
 // as `sbatch --NAME=1 --usage`: 93 names besides abbreviations, among them the
 // unlisted --tasks-per-node and --context), those of other releases, and
 // pyxis' container options.
-constexpr auto k_sbatch_long = std::to_array<std::string_view>({
-  "account", "acctg-freq", "array", "batch", "bb", "bbf", "begin", "chdir", "cluster-constraint", "clusters",
-  "comment", "constraint", "container", "container-id", "context", "contiguous", "core-spec", "cores-per-socket",
-  "cpu-freq", "cpus-per-gpu", "cpus-per-task", "deadline", "delay-boot", "dependency", "distribution", "error",
-  "exclude", "exclusive", "export", "export-file", "extra", "extra-node-info", "get-user-env", "gid", "gpu-bind",
-  "gpu-freq", "gpus", "gpus-per-node", "gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "help", "hint",
-  "hold", "ignore-pbs", "input", "job-name", "kill-on-invalid-dep", "licenses", "mail-type", "mail-user",
-  "mcs-label", "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu", "mincpus", "network", "nice", "no-kill",
-  "no-requeue", "nodefile", "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu",
-  "ntasks-per-node", "ntasks-per-socket", "ntasks-per-tres", "oom-kill-step", "open-mode", "output",
-  "overcommit", "oversubscribe", "parsable", "partition", "power", "prefer", "priority", "profile", "propagate",
-  "qos", "quiet", "reboot", "requeue", "reservation", "resv-ports", "segment", "signal", "sockets-per-node",
-  "spread-job", "spread-segments", "switches", "tasks-per-node", "test-only", "thread-spec", "threads-per-core", "time",
-  "time-min", "tmp", "tres-bind", "tres-per-task", "uid", "usage", "use-min-nodes", "verbose", "version", "wait",
-  "wait-all-nodes", "wckey", "workdir", "wrap", "x11", "checkpoint", "checkpoint-dir", "cpu-bind",
-  // pyxis (NVIDIA/pyxis README, "Usage")
-  "container-image", "container-mounts", "container-workdir", "container-name", "container-save",
-  "container-mount-home", "no-container-mount-home", "container-remap-root", "no-container-remap-root",
-  "container-entrypoint", "no-container-entrypoint", "container-entrypoint-log", "container-writable",
-  "container-readonly", "container-env"});
+constexpr auto k_sbatch_long = std::to_array<std::string_view>(
+  {"account", "acctg-freq", "array", "batch", "bb", "bbf", "begin", "chdir", "cluster-constraint", "clusters",
+   "comment", "constraint", "container", "container-id", "context", "contiguous", "core-spec", "cores-per-socket",
+   "cpu-freq", "cpus-per-gpu", "cpus-per-task", "deadline", "delay-boot", "dependency", "distribution", "error",
+   "exclude", "exclusive", "export", "export-file", "extra", "extra-node-info", "get-user-env", "gid", "gpu-bind",
+   "gpu-freq", "gpus", "gpus-per-node", "gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "help", "hint",
+   "hold", "ignore-pbs", "input", "job-name", "kill-on-invalid-dep", "licenses", "mail-type", "mail-user", "mcs-label",
+   "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu", "mincpus", "network", "nice", "no-kill", "no-requeue", "nodefile",
+   "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu", "ntasks-per-node", "ntasks-per-socket",
+   "ntasks-per-tres", "oom-kill-step", "open-mode", "output", "overcommit", "oversubscribe", "parsable", "partition",
+   "power", "prefer", "priority", "profile", "propagate", "qos", "quiet", "reboot", "requeue", "reservation",
+   "resv-ports", "segment", "signal", "sockets-per-node", "spread-job", "spread-segments", "stepmgr", "switches",
+   "tasks-per-node", "test-only", "thread-spec", "threads-per-core", "time", "time-min", "tmp", "tres-bind",
+   "tres-per-task", "uid", "usage", "use-min-nodes", "verbose", "version", "wait", "wait-all-nodes", "wckey", "workdir",
+   "wrap", "x11", "checkpoint", "checkpoint-dir", "cpu-bind",
+   // pyxis (NVIDIA/pyxis README, "Usage")
+   "container-image", "container-mounts", "container-workdir", "container-name", "container-save",
+   "container-mount-home", "no-container-mount-home", "container-remap-root", "no-container-remap-root",
+   "container-entrypoint", "no-container-entrypoint", "container-entrypoint-log", "container-writable",
+   "container-readonly", "container-env"});
 
 // Letters the local Slurm 22.05 sbatch rejects as `#SBATCH -X 1` ("invalid
-// option -- 'X'"); -I and -u, which older releases had, are left out.
-constexpr std::string_view k_invalid_short = "fgjlryzEKPRTUXYZ";
+// option -- 'X'"); -I, -r and -u, which older releases had or its usage text
+// still names, are left out.
+constexpr std::string_view k_invalid_short = "fgjlyzEKPRTUXYZ";
 
 // getopt_long takes an exact name or an abbreviation of one.
 bool sbatch_accepts(std::string_view name)
@@ -80,7 +81,7 @@ std::string_view near_miss(const std::string& name)
   return matches == 1 ? found : std::string_view{};
 }
 
-} // namespace
+}  // namespace
 
 void directive_options(FindingContext& c)
 {
@@ -113,4 +114,4 @@ void directive_options(FindingContext& c)
   }
 }
 
-} // namespace lg::audit::detail
+}  // namespace lg::audit::detail

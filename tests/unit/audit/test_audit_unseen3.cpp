@@ -14,8 +14,9 @@ TEST_CASE("an #SBATCH option sbatch does not have stops the submission")
   // '--cpus_per_task=16'", "sbatch: invalid option -- 'j'"; it accepts
   // abbreviations (--part), the unlisted --tasks-per-node, and SPANK plugins
   // add options (--quotatype).
-  const AuditResult r = run("#!/bin/bash\n#SBATCH --cpus_per_task=16\n#SBATCH -job_x\n#SBATCH --part=gpu --tasks-per-node=1\n"
-                            "#SBATCH --quotatype=spot\n#SBATCH --container-image=x\n#SBATCH -J ok\nsrun python train.py\n");
+  const AuditResult r =
+    run("#!/bin/bash\n#SBATCH --cpus_per_task=16\n#SBATCH -job_x\n#SBATCH --part=gpu --tasks-per-node=1\n"
+        "#SBATCH --quotatype=spot\n#SBATCH --container-image=x\n#SBATCH -J ok\nsrun python train.py\n");
   CAPTURE(describe(r));
   const auto found = with_rule(r, "audit.directive_option");
   REQUIRE(found.size() == 2);
@@ -33,9 +34,11 @@ TEST_CASE("a launch left in the background with nothing waiting ends with the ba
   REQUIRE(with_rule(bg, "audit.background_launch").size() == 1);
   CHECK(line_of(with_rule(bg, "audit.background_launch")[0]) == 3);
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python a.py &\nsrun python b.py &\nwait\n"),
-                  "audit.background_launch").empty());
+                  "audit.background_launch")
+          .empty());
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python server.py &\nsrun python train.py\n"),
-                  "audit.background_launch").empty());
+                  "audit.background_launch")
+          .empty());
   // Without #SBATCH lines it may run under salloc, where the step outlives the script.
   CHECK(with_rule(run("#!/bin/bash\nsrun python train.py &\n"), "audit.background_launch").empty());
 }
@@ -55,8 +58,9 @@ TEST_CASE("--encoder-seq-length is Megatron's sequence length when --seq-length 
 {
   // Megatron-LM megatron/training/arguments.py validate_args: without
   // --seq-length, args.seq_length = args.encoder_seq_length.
-  const std::string head = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH --gpus-per-node=8\nsrun python pretrain_gpt.py --num-layers 2 "
-                           "--hidden-size 64 --num-attention-heads 4 --max-position-embeddings 1024 ";
+  const std::string head =
+    "#!/bin/bash\n#SBATCH -N 1\n#SBATCH --gpus-per-node=8\nsrun python pretrain_gpt.py --num-layers 2 "
+    "--hidden-size 64 --num-attention-heads 4 --max-position-embeddings 1024 ";
   CHECK(with_rule(run(head + "--encoder-seq-length 1024\n"), "model.max_position_embeddings").empty());
   CHECK(with_rule(run(head + "--seq-length 2048\n"), "model.max_position_embeddings").size() == 1);
   // Neither: the value is unknown, not launchguard's default.
