@@ -121,6 +121,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::env_findings(context);
   detail::hygiene_findings(context);
   detail::launch_findings(context);
+  detail::step_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
   if (options.parse_error && !options.template_mode) {
@@ -183,6 +184,9 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.crlf", Severity::error, "Windows (CRLF) line ends"},
     {"audit.directive_unexpanded", Severity::error, "an #SBATCH value holds $VAR or $(…), which sbatch does not expand"},
     {"audit.directive_value", Severity::error, "an #SBATCH count, time or memory holds a word sbatch rejects (--nodes=NUM_NODES)"},
+    {"audit.directive_option", Severity::error, "an #SBATCH option sbatch does not have (--cpus_per_task, -j): nothing is submitted"},
+    {"audit.background_launch", Severity::error, "the launch runs in the background and nothing waits: the job ends at once"},
+    {"audit.step_assignment", Severity::error, "`srun NAME=v cmd`: srun runs \"NAME=v\" as the program"},
     {"audit.pipe_status", Severity::warning, "the launch line is piped without pipefail: a failed run ends COMPLETED"},
     {"audit.sbatch_input_variable", Severity::warning, "an SBATCH_* input variable read inside the job, where it is unset"},
     {"audit.other_scheduler_variable", Severity::warning, "a variable another batch system sets (NHOSTS, PBS_*, LSB_*), unset in a Slurm job"},

@@ -27,9 +27,9 @@ struct Dependency
 };
 
 // Keys a rule reads besides the one it points at.
-const std::array<Dependency, 22>& dependencies()
+const std::array<Dependency, 23>& dependencies()
 {
-  static const std::array<Dependency, 22> k_table = {{
+  static const std::array<Dependency, 23> k_table = {{
     {"optimizer.", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
     {"sequence_parallel.", {"parallelism.tp"}},
     {"pipeline.", {"parallelism.pp"}},
@@ -46,11 +46,12 @@ const std::array<Dependency, 22>& dependencies()
     {"pipeline.vpp_layers_divisible", {"model.num_layers", "parallelism.pp", "parallelism.vpp"}},
     {"pipeline.vpp_microbatch", {"cluster", "training.global_batch_size", "training.micro_batch_size"}},
     {"model.", {"model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
+    {"model.max_position_embeddings", {"model.seq_length"}},
     {"precision.dims_divisible_by_16", {"model.hidden_size", "model.ffn_hidden_size"}},
     {"context_parallel.", {"model.seq_length", "parallelism.cp"}},
     {"moe.experts_divisible_by_ep", {"model.moe.num_experts", "parallelism.ep"}},
     {"moe.ep_requires_experts", {"model.moe.num_experts"}},  // a Bridge recipe may define the experts
-    {"memory.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
+    {"memory.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads", "model.seq_length"}},
     {"advice.", {"cluster", "model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
   }};
   return k_table;

@@ -287,8 +287,11 @@ void duplicated_counts(FindingContext& c)
       continue;
     }
     const bool differs = count != allocated;
-    if (!differs && from_list) {
-      continue;  // a host list and a count are not the same number written twice
+    if (!differs && (from_list || stage.find("standalone") != nullptr)) {
+      // A host list and a count are not the same number written twice; under
+      // --standalone (torch/distributed/run.py: a single-node rendezvous) one
+      // node is the design, not a copy of the allocation.
+      continue;
     }
     c.add(differs ? Severity::error : Severity::advice, "audit.nodes_duplicated",
           differs && count > allocated

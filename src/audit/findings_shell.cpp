@@ -564,11 +564,14 @@ void use_before_assignment(FindingContext& c)
 // or shell that runs another file. Said once, as advice, instead of a silent pass.
 std::optional<std::string> unread_program(const Launch& l)
 {
-  if (l.python || !l.program) {
+  if (!l.program) {
     return std::nullopt;
   }
   const Word& p = *l.program;
   const std::string& t = p.text();
+  if (l.python && t != "${@}" && t != "$@" && t != "${*}" && t != "$*") {
+    return std::nullopt;
+  }
   const std::string first = t.substr(0, t.find(' '));
   const std::string base = first.substr(first.rfind('/') == std::string::npos ? 0 : first.rfind('/') + 1);
   // apptainer/singularity exec are wrapper stages (launch.cpp reads the command
@@ -580,6 +583,12 @@ std::optional<std::string> unread_program(const Launch& l)
                           && t.find_first_of(" \t\n;") == std::string::npos;
   const bool runner = shell_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
+    if (!l.args.empty() && !l.stages.empty() && l.stages.back().tool == "srun") {
+      // `srun "$@" sh -c '…'`: the arguments may be srun's options or the command.
+      return fmt::format("the script's own arguments (\"$@\") in front of `{}`: they may be srun's options or the "
+                         "command, so what runs is unknown",
+                         l.args.front().text().substr(0, l.args.front().text().find(' ')));
+    }
     return std::string("the script's own arguments (\"$@\")");
   }
   if (!runner && p.known) {
@@ -624,6 +633,7 @@ void shell_findings(FindingContext& context)
   crlf(context);
   unexpanded_directives(context);
   directive_values(context);
+  directive_options(context);
   unread_directives(context);
   misspelled_directives(context);
   prefix_on_builtin(context);

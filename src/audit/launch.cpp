@@ -3,7 +3,9 @@
 
 #include "audit/launch_tools.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 
 namespace lg::audit::detail {
@@ -13,6 +15,17 @@ namespace {
 bool is_torchrun_module(const std::string& module)
 {
   return module == "torch.distributed.run" || module == "torch.distributed.launch";
+}
+
+// NAME=value, as bash would read it in front of a command.
+bool assignment_word(const std::string& text)
+{
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || (std::isdigit(static_cast<unsigned char>(text[0])) != 0)) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(eq),
+                     [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; });
 }
 
 bool is_wrapper(const std::string& base);
@@ -378,6 +391,13 @@ bool ChainParser::step()
 {
   const Word& w = m_words[m_i];
   const std::string base = basename_of(w.text());
+  const std::string& last = m_launch.stages.empty() ? std::string() : m_launch.stages.back().tool;
+  if ((last == "srun" || last == "mpirun") && assignment_word(w.text())) {
+    // srun/mpirun exec their first operand: `srun NAME=v cmd` runs a file
+    // called "NAME=v". Read on as `env NAME=v cmd` for the other checks.
+    m_launch.exec_assignment = w.offset;
+    return env_step();
+  }
   if (!w.known) {
     const Word* m = peek(1);
     const Word* module = peek(2);

@@ -5,6 +5,7 @@
 #include "config/megatron_args.hpp"
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace lg::audit {
@@ -57,6 +58,15 @@ Built build_argv(ScriptJob& job)
     }
   }
   job.model_known = true;
+  // Megatron-LM asserts one of the two (arguments.py, validate_args);
+  // launchguard's default would otherwise stand in for the script's value.
+  const bool has_seq = std::any_of(reader.argv.begin(), reader.argv.end(), [](const std::string& word) {
+    return word == "--seq-length" || word.starts_with("--seq-length=") || word == "--encoder-seq-length"
+           || word.starts_with("--encoder-seq-length=");
+  });
+  if (!has_seq) {
+    job.unknown.insert("model.seq_length");
+  }
   for (const auto& [flag, key] : fillers()) {
     bool present = false;
     for (const auto& word : reader.argv) {

@@ -133,6 +133,7 @@ struct Launch
   std::vector<Assignment> env;
   bool export_none = false;  // srun --export=NONE (or a list without ALL)
   bool sources = false;      // its own shell (bash -c '…') sources a file first: more variables may be set
+  int exec_assignment = -1;  // `srun NAME=v cmd`: offset of the NAME=v srun would exec as a program
 
   bool has(const std::string& tool) const;
   const LaunchStage* stage(const std::string& tool) const;

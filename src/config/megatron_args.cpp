@@ -180,6 +180,11 @@ void read_model(Reader& r, JobSpec& spec)
     assign(r.integer("num-query-groups", "model.num_query_groups", 1, 65536), m.num_query_groups);
   }
   assign(r.integer("seq-length", "model.seq_length", 1, 1 << 24), m.seq_length);
+  // Megatron-LM megatron/training/arguments.py (validate_args): without
+  // --seq-length, --encoder-seq-length is the sequence length.
+  if (!r.set("seq-length")) {
+    assign(r.integer("encoder-seq-length", "model.seq_length", 1, 1 << 24), m.seq_length);
+  }
   assign(r.integer("max-position-embeddings", "model.max_position_embeddings", 1, 1 << 24), m.max_position_embeddings);
   assign(r.integer("make-vocab-size-divisible-by", "model.make_vocab_size_divisible_by", 1, 1 << 20), m.make_vocab_size_divisible_by);
   // Megatron defaults (arguments.py, transformer_config.py): GELU, LayerNorm,

@@ -146,6 +146,9 @@ TEST_CASE("runner: with both submit_started and submitted damaged, a resume asks
   lg::slurm::SubmitOptions submit;
   submit.tag = state0.attempts[0].tag;
   const auto id = f.client.submit_text("#!/bin/bash\n", submit);
+  // A second sbatch (the defect) gets a job that ends at once, so the check
+  // below fails instead of the watch following a job pending forever.
+  f.client.script_next_submission({JobState::completed});
   const auto submitted = journal.append("submitted", {{"attempt", 1}, {"job_id", id}});
   // Both records damaged (a disk error, a bad edit): the attempt looks
   // never submitted, but the job is queued.

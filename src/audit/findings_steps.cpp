@@ -1,0 +1,109 @@
+// Job steps that never run the training: a launch sent to the background
+// that nothing waits for, and `srun NAME=v cmd`.
+#include "audit/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+
+namespace lg::audit::detail {
+
+namespace {
+
+// The last command of the pipeline that starts at `command`.
+std::size_t pipeline_end(const ScriptModel& model, std::size_t command)
+{
+  while (command + 1 < model.commands.size() && model.commands[command].terminator == "|") {
+    ++command;
+  }
+  return command;
+}
+
+// After `from`, something keeps (or may keep) the batch shell alive until
+// the step ends: anything but quick bookkeeping (echo, cd, assignments …) -
+// a `wait`, a foreground launch, a polling loop, a monitor script - or a
+// `wait` anywhere (a function called later), or the PID ($!) kept.
+bool kept_alive_after(const ScriptModel& model, std::size_t from)
+{
+  static constexpr std::array<std::string_view, 13> k_quick = {
+    "echo", "printf", "date", "true", ":", "cd", "mkdir", "hostname", "exit", "set", "export", "module", "ml"};
+  for (std::size_t i = from + 1; i < model.commands.size(); ++i) {
+    const Command& command = model.commands[i];
+    if (command.words.empty()) {
+      continue;  // assignments only
+    }
+    if (!command.words.front().known
+        || std::find(k_quick.begin(), k_quick.end(), command.words.front().text()) == k_quick.end()) {
+      return true;
+    }
+  }
+  for (const Command& command : model.commands) {
+    if (!command.words.empty() && command.words.front().known && command.words.front().text() == "wait") {
+      return true;
+    }
+  }
+  const auto end = static_cast<std::size_t>(std::max(0, model.commands[from].end));
+  return model.text.find("$!", end) != std::string::npos || model.text.find("wait", end) != std::string::npos;
+}
+
+// sbatch(1): the job ends when the batch script exits, and Slurm then ends
+// every step still running (on the local Slurm 22.05 `srun sleep 30 &` as
+// the last line gives a job COMPLETED after one second).
+void background_launch(FindingContext& c)
+{
+  if (c.model.directives.empty()) {
+    return;  // not known to be a batch script (run under salloc the step outlives it)
+  }
+  for (const auto& l : c.model.launches) {
+    if (l.command < 0 || static_cast<std::size_t>(l.command) >= c.model.commands.size()) {
+      continue;
+    }
+    const std::size_t last = pipeline_end(c.model, static_cast<std::size_t>(l.command));
+    if (c.model.commands[last].terminator != "&" || kept_alive_after(c.model, last)) {
+      continue;
+    }
+    c.add(Severity::error, "audit.background_launch",
+          "the launch runs in the background (`&`) and nothing waits for it: the batch script reaches its end at "
+          "once, the job ends with it and Slurm kills the step, so the training stops within seconds",
+          "remove the `&`, or add `wait` after the launch", c.model.commands[last].end - 1);
+    return;
+  }
+}
+
+// slurmstepd execs the first word after srun's options; for `srun NAME=v
+// cmd` the local Slurm 22.05 says "slurmstepd: error: execve(): NAME=v: No
+// such file or directory" and the step exits with code 2.
+void exec_assignment(FindingContext& c)
+{
+  for (const auto& l : c.model.launches) {
+    if (l.exec_assignment < 0) {
+      continue;
+    }
+    const std::string tool = l.has("srun") ? "srun" : "mpirun";
+    const auto end = c.model.text.find_first_of(" \t\n", static_cast<std::size_t>(l.exec_assignment));
+    const std::string word = c.model.text.substr(
+      static_cast<std::size_t>(l.exec_assignment),
+      end == std::string::npos ? std::string::npos : end - static_cast<std::size_t>(l.exec_assignment));
+    const std::string says = tool == "srun" ? fmt::format(" (\"execve(): {}: No such file or directory\")", word)
+                                            : std::string();
+    c.add(
+      Severity::error, "audit.step_assignment",
+      fmt::format("`{} {} …`: {} runs its first operand as the program, so every task tries to execute a file "
+                  "named \"{}\" and fails{}",
+                  tool, word, tool, word, says),
+      fmt::format("put the variables in front of {} (`{} {} …`), or write `{} env {} …`", tool, word, tool, tool, word),
+      l.exec_assignment);
+  }
+}
+
+}  // namespace
+
+void step_findings(FindingContext& context)
+{
+  background_launch(context);
+  exec_assignment(context);
+}
+
+}  // namespace lg::audit::detail
