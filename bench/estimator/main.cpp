@@ -76,7 +76,7 @@ void show_stages(const std::string& id, const lg::estimate::Estimate& est, bool 
                 stage.pp_rank, stage.layers, stage.in_flight_microbatches,
                 stage.allocated_peak_bytes / k_gib, stage.first_iteration_allocated_bytes / k_gib);
     for (const auto& [name, bytes] : stage.components) {
-      std::printf("    %-26s %8.3f GiB\n", name.c_str(), bytes / k_gib);
+      std::printf("    %-26.*s %8.3f GiB\n", static_cast<int>(name.size()), name.data(), bytes / k_gib);
     }
   }
   for (const auto& n : est.not_modelled) {

@@ -46,6 +46,7 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
                              bool expandable, double& params_on_gpu)
 {
   StageEstimate stage;
+  stage.components.reserve(20);  // one allocation, not one per doubling
   stage.pp_rank = layout.pp_rank;
   stage.layers = static_cast<int>(layout.layers.size());
   stage.in_flight_microbatches = layout.in_flight_chunks;
@@ -86,7 +87,7 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   // The optimizer step holds everything persistent plus its fp32 gradient
   // copy, after the activations are gone; when that is the larger, the peak
   // is the step and the components say what is alive then.
-  const auto persistent_component = [](const std::string& name) {
+  const auto persistent_component = [](std::string_view name) {
     return name == "weights" || name == "gradients" || name == "optimizer_state" ||
            name == "fp8_weight_cache" || name == "fsdp_gather_buffers" ||
            name == "gemm_workspaces" || name == "dispatcher_buffers";
@@ -185,7 +186,9 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   const Band band = error_band(spec);
   out.band_group = band.source;
   double per_gpu = 0;
-  for (const StageLayout& layout : pipeline_layout(spec)) {
+  const auto layouts = shared_pipeline_layout(spec);  // a search's layouts share pipelines
+  out.stages.reserve(layouts->size());
+  for (const StageLayout& layout : *layouts) {
     double params = 0;
     out.stages.push_back(estimate_stage(spec, layout, options.expandable_segments, params));
     per_gpu = std::max(per_gpu, params);
@@ -202,6 +205,9 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   out.verdict = out.not_modelled.empty()
                     ? verdict_of(out.peak_bytes, out.band_bytes, out.capacity_bytes)
                     : Verdict::unknown;
+  if (!options.assumptions) {
+    return out;
+  }
   add_assumptions(spec, options, out);
   if (band.records == 0 && band.source.starts_with("unvalidated:")) {
     out.assumptions.push_back("error band: " + std::to_string(static_cast<int>(band.relative * 100 + 0.5)) +

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,7 +42,8 @@ struct StageEstimate
   // persistent ones and "optimizer_step_grads"). The allocated ones sum to
   // allocated_peak_bytes; the rest ("cuda_context", "nccl_workspace",
   // "fragmentation") make up the difference to device_peak_bytes.
-  std::vector<std::pair<std::string, double>> components;
+  // The names are string literals (static storage): no allocation per name.
+  std::vector<std::pair<std::string_view, double>> components;
   // Error band of device_peak_bytes (one side, bytes): the validation error
   // of measured records with the same feature mix (estimate/error_band.cpp).
   double band_bytes = 0;
@@ -79,6 +81,9 @@ struct Options
   // Whether PYTORCH_CUDA_ALLOC_CONF has expandable_segments:True in the job's
   // composed environment. Off adds a fragmentation allowance.
   bool expandable_segments = true;
+  // Whether to write Estimate::assumptions (the explanatory lines): off in
+  // tune's search, which reads only the numbers and the verdict.
+  bool assumptions = true;
 };
 
 // Estimate per-GPU memory for `spec`. Never throws for a spec that passed

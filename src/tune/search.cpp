@@ -184,6 +184,7 @@ Result search(const Request& request)
 
   estimate::Options options;
   options.expandable_segments = request.expandable_segments;
+  options.assumptions = false;  // numbers and verdicts only
   config::JobSpec work = base;  // one working copy, rewritten per layout
   // Named copies, not a structured binding: clang 14 cannot capture one.
   const auto parameter_split = dense_and_expert_parameters(base);
