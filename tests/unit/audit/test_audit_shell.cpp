@@ -27,6 +27,18 @@ TEST_CASE("#SBATCH values with $VAR are not expanded by sbatch")
   CHECK(line_of(found[0]) == 2);
 }
 
+TEST_CASE("#SBATCH -G $NUM_GPU after the first command: ignored there, and unexpanded once moved up")
+{
+  // sbatch(1): directives after the first command are not read, and #SBATCH values are not expanded.
+  const AuditResult r = run("#!/bin/bash\nNUM_GPU=4\n#SBATCH -G $NUM_GPU\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.directive_ignored").size() == 1);
+  const auto found = with_rule(r, "audit.directive_unexpanded");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.starts_with("#SBATCH -G $NUM_GPU: "));  // as written, not "-G=$NUM_GPU"
+  CHECK(found[0]->diagnostic.message.find("moved above the first command") != std::string::npos);
+}
+
 TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before queueing")
 {
   // The messages are Slurm 22.05's (src/common/slurm_opt.c), as the local
