@@ -118,9 +118,14 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
   if (const Directive* w = model.directive("nodelist"); job.nodes == 0 && w != nullptr) {
     job.nodes = hostlist_count(w->value);
   }
-  if (const Directive* d = model.directive("gpus-per-node")) {
+  // With both --gres=gpu:N and --gpus-per-node=M the local Slurm 22.05
+  // allocates N (the job's TRES show gres/gpu=N, in either order).
+  const Directive* g = model.directive("gres");
+  if (g != nullptr && g->value.starts_with("gpu") && gpu_count(g->value) > 0) {
+    job.gpus_per_node = gpu_count(g->value);
+  } else if (const Directive* d = model.directive("gpus-per-node")) {
     job.gpus_per_node = gpu_count(d->value);
-  } else if (const Directive* g = model.directive("gres"); g != nullptr && g->value.starts_with("gpu")) {
+  } else if (g != nullptr && g->value.starts_with("gpu")) {
     job.gpus_per_node = gpu_count(g->value);
   } else if (const int total = directive_int(model, "gpus"); total > 0 && job.nodes > 0 && total % job.nodes == 0) {
     job.gpus_per_node = total / job.nodes;

@@ -24,8 +24,8 @@ namespace {
 // sbatch's long options: those the local Slurm 22.05 sbatch accepts (every
 // option-shaped string of its libslurmfull.so, and each string's tails, tried
 // as `sbatch --NAME=1 --usage`: 93 names besides abbreviations, among them the
-// unlisted --tasks-per-node and --context), those of other releases, and
-// pyxis' container options.
+// unlisted --tasks-per-node and --context), those of other releases (old
+// ones spelled --mem_bind), and pyxis' container options.
 constexpr auto k_sbatch_long = std::to_array<std::string_view>(
   {"account", "acctg-freq", "array", "batch", "bb", "bbf", "begin", "chdir", "cluster-constraint", "clusters",
    "comment", "constraint", "container", "container-id", "context", "contiguous", "core-spec", "cores-per-socket",
@@ -33,12 +33,12 @@ constexpr auto k_sbatch_long = std::to_array<std::string_view>(
    "exclude", "exclusive", "export", "export-file", "extra", "extra-node-info", "get-user-env", "gid", "gpu-bind",
    "gpu-freq", "gpus", "gpus-per-node", "gpus-per-socket", "gpus-per-task", "gres", "gres-flags", "help", "hint",
    "hold", "ignore-pbs", "input", "job-name", "kill-on-invalid-dep", "licenses", "mail-type", "mail-user", "mcs-label",
-   "mem", "mem-bind", "mem-per-cpu", "mem-per-gpu", "mincpus", "network", "nice", "no-kill", "no-requeue", "nodefile",
-   "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu", "ntasks-per-node", "ntasks-per-socket",
-   "ntasks-per-tres", "oom-kill-step", "open-mode", "output", "overcommit", "oversubscribe", "parsable", "partition",
-   "power", "prefer", "priority", "profile", "propagate", "qos", "quiet", "reboot", "requeue", "reservation",
-   "resv-ports", "segment", "signal", "sockets-per-node", "spread-job", "spread-segments", "stepmgr", "switches",
-   "tasks-per-node", "test-only", "thread-spec", "threads-per-core", "time", "time-min", "tmp", "tres-bind",
+   "mem", "mem-bind", "mem_bind", "mem-per-cpu", "mem-per-gpu", "mincpus", "network", "nice", "no-kill", "no-requeue",
+   "nodefile", "nodelist", "nodes", "ntasks", "ntasks-per-core", "ntasks-per-gpu", "ntasks-per-node",
+   "ntasks-per-socket", "ntasks-per-tres", "oom-kill-step", "open-mode", "output", "overcommit", "oversubscribe",
+   "parsable", "partition", "power", "prefer", "priority", "profile", "propagate", "qos", "quiet", "reboot", "requeue",
+   "reservation", "resv-ports", "segment", "signal", "sockets-per-node", "spread-job", "spread-segments", "stepmgr",
+   "switches", "tasks-per-node", "test-only", "thread-spec", "threads-per-core", "time", "time-min", "tmp", "tres-bind",
    "tres-per-task", "uid", "usage", "use-min-nodes", "verbose", "version", "wait", "wait-all-nodes", "wckey", "workdir",
    "wrap", "x11", "checkpoint", "checkpoint-dir", "cpu-bind",
    // pyxis (NVIDIA/pyxis README, "Usage")

@@ -151,6 +151,8 @@ nlohmann::json layout_json(const tune::Layout& l, const tune::RecomputeChoice& r
           {"pp", l.pp},
           {"vpp", l.vpp > 1 ? nlohmann::json(l.vpp) : nlohmann::json(nullptr)},
           {"cp", l.cp},
+          {"account_for_embedding_in_pipeline_split", l.account_embedding},
+          {"account_for_loss_in_pipeline_split", l.account_loss},
           {"ep", l.ep},
           {"etp", l.etp},
           {"micro_batch_size", l.micro_batch_size},

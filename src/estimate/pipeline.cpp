@@ -139,6 +139,53 @@ int microbatches_per_step(const config::JobSpec& spec)
   return std::max(1, (spec.training.global_batch_size + per_step - 1) / per_step);
 }
 
+namespace {
+
+// Everything pipeline_layout reads from a spec.
+struct PipelineKey
+{
+  int pp, vpp, first, last, layers, mtp, microbatches, group;
+  bool embedding, loss;
+  std::string layout;
+  bool operator==(const PipelineKey&) const = default;
+};
+
+PipelineKey pipeline_key(const config::JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  return {p.pp,
+          p.vpp.value_or(0),
+          p.first_stage_layers.value_or(-1),
+          p.last_stage_layers.value_or(-1),
+          spec.model.num_layers,
+          spec.model.mtp_num_layers,
+          microbatches_per_step(spec),
+          p.microbatch_group_size_per_vp_stage,
+          p.account_for_embedding_in_pipeline_split,
+          p.account_for_loss_in_pipeline_split,
+          p.pipeline_layout};
+}
+
+} // namespace
+
+std::shared_ptr<const std::vector<StageLayout>> shared_pipeline_layout(const config::JobSpec& spec)
+{
+  constexpr std::size_t k_kept = 16;
+  thread_local std::vector<std::pair<PipelineKey, std::shared_ptr<const std::vector<StageLayout>>>> kept;
+  PipelineKey key = pipeline_key(spec);
+  for (const auto& [k, layout] : kept) {
+    if (k == key) {
+      return layout;
+    }
+  }
+  auto layout = std::make_shared<const std::vector<StageLayout>>(pipeline_layout(spec));
+  if (kept.size() >= k_kept) {
+    kept.erase(kept.begin());
+  }
+  kept.emplace_back(std::move(key), layout);
+  return layout;
+}
+
 std::vector<StageLayout> pipeline_layout(const config::JobSpec& spec)
 {
   const int pp = std::max(1, spec.parallelism.pp);

@@ -14,17 +14,17 @@ bool targets(const config::JobSpec& spec, const char* name)
   return std::find(t.begin(), t.end(), name) != t.end();
 }
 
-void add_layer(const config::JobSpec& spec, const LayerParameters& p, StageParameters& out)
+void add_layer(const config::JobSpec& spec, const LayerParameters& p, StageParameters& out, double copies = 1)
 {
   const double tp = std::max(1, spec.parallelism.tp);
   const double expert_split =
       std::max(1, spec.parallelism.ep) * std::max(1, config::expert_tensor_parallel_size(spec));
   const double dense = static_cast<double>(p.attention + p.mlp) / tp + p.replicated;
   const double experts = static_cast<double>(p.routed) / expert_split;
-  out.dense += dense;
-  out.experts += experts;
-  out.linear += static_cast<double>(p.linear) / tp;
-  out.expert_linear += experts;
+  out.dense += copies * dense;
+  out.experts += copies * experts;
+  out.linear += copies * static_cast<double>(p.linear) / tp;
+  out.expert_linear += copies * experts;
   out.largest_layer = std::max(out.largest_layer, dense + experts);
 }
 
@@ -65,9 +65,20 @@ StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout&
 {
   StageParameters out;
   const auto& m = spec.model;
+  // A layer's parameters depend on the layer only through whether it is an
+  // MoE layer: one of each kind, times how many the stage holds.
+  int count[2] = {0, 0};
+  int example[2] = {-1, -1};
   for (const int layer : stage.layers) {
-    add_layer(spec, layer_parameters(m, layer), out);
-    out.lora += lora_parameters(spec, layer);
+    const int kind = config::is_moe_layer(m, layer) ? 1 : 0;
+    ++count[kind];
+    example[kind] = layer;
+  }
+  for (int kind = 0; kind < 2; ++kind) {
+    if (count[kind] > 0) {
+      add_layer(spec, layer_parameters(m, example[kind]), out, count[kind]);
+      out.lora += count[kind] * lora_parameters(spec, example[kind]);
+    }
   }
   for (int i = 0; i < stage.mtp_layers; ++i) {
     add_layer(spec, layer_parameters(m, m.num_layers + i), out);

@@ -390,7 +390,8 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   const Setup s = make_setup(spec, rates);
   Throughput out;
   out.model_flops_per_step = model_flops_per_step(spec);
-  const auto layouts = estimate::pipeline_layout(spec);
+  const auto shared_layouts = estimate::shared_pipeline_layout(spec);
+  const auto& layouts = *shared_layouts;
   const int layers_per_chunk =
       std::max(1, spec.model.num_layers / std::max(1, s.pp * s.vpp));
   const double full = full_recompute_fraction(s, layers_per_chunk);

@@ -37,6 +37,8 @@ Layout layout_of(const config::JobSpec& spec, std::vector<RecomputeChoice>& choi
   l.etp = p.etp.value_or(p.tp);
   l.first_stage_layers = p.first_stage_layers.value_or(-1);
   l.last_stage_layers = p.last_stage_layers.value_or(-1);
+  l.account_embedding = p.account_for_embedding_in_pipeline_split;
+  l.account_loss = p.account_for_loss_in_pipeline_split;
   l.micro_batch_size = t.micro_batch_size;
   l.sequence_parallel = p.sequence_parallel;
   l.distributed_optimizer = t.distributed_optimizer;
@@ -69,6 +71,8 @@ void apply_layout(const Layout& l, const std::vector<RecomputeChoice>& choices, 
   p.etp = spec.model.moe ? std::optional<int>(l.etp) : std::nullopt;
   p.first_stage_layers = l.first_stage_layers >= 0 ? std::optional<int>(l.first_stage_layers) : std::nullopt;
   p.last_stage_layers = l.last_stage_layers >= 0 ? std::optional<int>(l.last_stage_layers) : std::nullopt;
+  p.account_for_embedding_in_pipeline_split = l.account_embedding;
+  p.account_for_loss_in_pipeline_split = l.account_loss;
   p.sequence_parallel = l.sequence_parallel;
   t.micro_batch_size = l.micro_batch_size;
   const RecomputeChoice& r = choices.at(static_cast<std::size_t>(l.recompute));
@@ -119,6 +123,9 @@ std::string describe(const Layout& l, const std::vector<RecomputeChoice>& choice
   std::string out = fmt::format("tp{} pp{}", l.tp, l.pp);
   if (l.vpp > 1) {
     out += fmt::format(" vpp{}", l.vpp);
+  }
+  if (l.account_embedding || l.account_loss) {
+    out += l.account_embedding && l.account_loss ? " split+emb+loss" : l.account_embedding ? " split+emb" : " split+loss";
   }
   out += fmt::format(" cp{}", l.cp);
   if (l.ep > 1 || l.etp != l.tp) {

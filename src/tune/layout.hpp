@@ -23,6 +23,9 @@ struct Layout
 {
   int tp = 1, pp = 1, vpp = 0, cp = 1, ep = 1, etp = 1;  // vpp 0 = none
   int first_stage_layers = -1, last_stage_layers = -1;   // -1 = even split
+  // --account-for-embedding/loss-in-pipeline-split: the embedding and the
+  // loss count as one layer each when the layers are split over the stages.
+  bool account_embedding = false, account_loss = false;
   int micro_batch_size = 1;
   bool sequence_parallel = false;
   int recompute = 0;  // index into the request's recompute choices

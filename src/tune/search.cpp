@@ -73,11 +73,12 @@ double peak_lower_bound(const config::JobSpec& spec, const Layout& l, double den
 }
 
 // Every field of a layout, for the search's memo of what was over memory.
-using LayoutKey = std::array<int, 14>;
+using LayoutKey = std::array<int, 15>;
 
 LayoutKey key_of(const Layout& l)
 {
   return {l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, l.first_stage_layers, l.last_stage_layers,
+          (l.account_embedding ? 1 : 0) + (l.account_loss ? 2 : 0),
           l.micro_batch_size, l.sequence_parallel ? 1 : 0, l.recompute, l.distributed_optimizer ? 1 : 0,
           l.fsdp ? 1 : 0, l.cpu_offloading_layers};
 }
@@ -110,17 +111,18 @@ std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& co
   return out;
 }
 
-// The model-parallel dimensions a layout uses (TP, PP, CP above 1; EP and
-// FSDP shard what data parallelism replicates and do not count).
+// The dimensions a layout shards the model over: TP, PP, CP above 1, and
+// FSDP (parameters gathered every microbatch). EP does not count: it shards
+// the experts over what is data parallelism for the dense layers.
 int model_parallel_dimensions(const Layout& l)
 {
-  return (l.tp > 1 ? 1 : 0) + (l.pp > 1 ? 1 : 0) + (l.cp > 1 ? 1 : 0);
+  return (l.tp > 1 ? 1 : 0) + (l.pp > 1 ? 1 : 0) + (l.cp > 1 ? 1 : 0) + (l.fsdp ? 1 : 0);
 }
 
 // Tie-breaking within the model's resolution (docs/tune.md, "Ranking"): the
 // candidates, best prediction first, are cut into tiers, each holding every
 // candidate within k_resolution of its fastest one; inside a tier, fewer
-// model-parallel dimensions first, then the smaller CP (the Megatron Bridge
+// model-parallel dimensions (TP, PP, CP, FSDP) first, then the smaller CP (the Megatron Bridge
 // memory-tuning guide adds TP inside NVLink first, then PP, then CP), then the
 // prediction.
 void break_ties(std::vector<Candidate>& candidates)

@@ -34,13 +34,17 @@ std::vector<int> divisors(int n, int limit)
   return out;
 }
 
-// Layers per pipeline rank: even, or Megatron's uneven first/last stages when
-// the layers plus embedding and loss divide (each end stage one layer short).
+// Layers per pipeline rank: even, or, when the layers plus the embedding and
+// the loss divide, the embedding and the loss counted as one layer each
+// (--account-for-embedding/loss-in-pipeline-split: each end stage one layer
+// short, and every virtual stage holds per_rank / vpp of the counted layers,
+// as the Megatron Bridge recipes of Llama 3.1 405B and Qwen3-235B-A22B split).
 struct Split
 {
   bool ok = false;
   int first = -1, last = -1;
-  int per_rank = 0;  // middle ranks
+  int per_rank = 0;  // middle ranks (counted layers with `account`)
+  bool account = false;
 };
 
 Split split_layers(int layers, int pp)
@@ -57,8 +61,7 @@ Split split_layers(int layers, int pp)
   if (pp >= 2 && (layers + 2) % pp == 0 && (layers + 2) / pp >= 2) {
     s.ok = true;
     s.per_rank = (layers + 2) / pp;
-    s.first = s.per_rank - 1;
-    s.last = s.per_rank - 1;
+    s.account = true;
   }
   return s;
 }
@@ -190,8 +193,10 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
   for (int tp : tps) {
     const auto pps = free.pp ? divisors(world / tp > 0 ? world / tp : 1, std::max(1, layers)) : one(fixed.pp);
     for (int pp : pps) {
-      const Split split = free.pp ? split_layers(layers, pp) : Split{true, fixed.first_stage_layers,
-                                                                    fixed.last_stage_layers, layers / std::max(1, pp)};
+      const int counted = layers + (fixed.account_embedding ? 1 : 0) + (fixed.account_loss ? 1 : 0);
+      const Split split = free.pp ? split_layers(layers, pp)
+                                  : Split{true, fixed.first_stage_layers, fixed.last_stage_layers,
+                                          counted / std::max(1, pp), fixed.account_embedding || fixed.account_loss};
       std::vector<int> vpps;
       if (free.vpp) {
         vpps.push_back(0);
@@ -250,6 +255,8 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
                         l.etp = etp;
                         l.first_stage_layers = split.first;
                         l.last_stage_layers = split.last;
+                        l.account_embedding = free.pp ? split.account : fixed.account_embedding;
+                        l.account_loss = free.pp ? split.account : fixed.account_loss;
                         l.micro_batch_size = mbs;
                         l.sequence_parallel = sp;
                         l.recompute = rc;

@@ -67,3 +67,14 @@ TEST_CASE("--encoder-seq-length is Megatron's sequence length when --seq-length 
   const AuditResult none = run(head + "--micro-batch-size 1\n");
   CHECK(with_rule(none, "model.max_position_embeddings").empty());
 }
+
+TEST_CASE("--gres=gpu:N next to --gpus-per-node=M: the job gets N GPUs per node")
+{
+  // The local Slurm 22.05: TresPerNode lists both, the job's TRES holds
+  // gres/gpu=N and SLURM_GPUS_ON_NODE=N, in either order.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\n#SBATCH --gpus-per-node=8\n#SBATCH --gres=gpu:4\n"
+                            "torchrun --standalone --nproc_per_node=2 train.py\n");
+  const auto found = with_rule(r, "audit.gpus_mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("on 4 GPUs per node") != std::string::npos);
+}

@@ -98,8 +98,8 @@ TEST_CASE("every candidate fits, passes the rules, and the counts add up")
     slowest = std::min(slowest, c.throughput.tokens_per_sec_per_gpu);
   }
   CHECK(faster_after > 0);  // this search has ties that the simpler layout won
-  // The first: the fewest model-parallel dimensions (TP, PP, CP) among those tied with the best.
-  auto dimensions = [](const tune::Layout& l) { return (l.tp > 1) + (l.pp > 1) + (l.cp > 1); };
+  // The first: the fewest model-parallel dimensions (TP, PP, CP, FSDP) among those tied with the best.
+  auto dimensions = [](const tune::Layout& l) { return (l.tp > 1) + (l.pp > 1) + (l.cp > 1) + l.fsdp; };
   double best = 0;
   for (const auto& c : result.candidates) {
     best = std::max(best, c.throughput.tokens_per_sec_per_gpu);
@@ -190,4 +190,27 @@ TEST_CASE("a value with quotes and newlines survives the job writer")
   const auto loaded = config::load_job_text(config::job_to_toml(spec, ""), "w.toml", presets());
   CHECK(loaded.name == spec.name);
   CHECK(loaded.env == spec.env);
+}
+
+TEST_CASE("layers + 2 divisible by PP: the embedding and loss counted in the split, VPP over the counted layers")
+{
+  // Megatron-LM --account-for-embedding/loss-in-pipeline-split (the Bridge recipes of Llama 3.1
+  // 405B, 126 layers on PP 16 with VPP 4 or 8). 78 layers on PP 4: 80 counted, 20 per rank,
+  // VPP 5 of 4 counted layers each (the first and last chunk one decoder layer short).
+  auto spec = example();
+  spec.model.num_layers = 78;
+  tune::Free free = tune::free_dimensions(spec, {"pp", "vpp"}, true);
+  std::vector<tune::RecomputeChoice> choices = tune::recompute_choices(spec.model, 4);
+  const tune::Layout fixed = tune::layout_of(spec, choices);
+  bool found = false;
+  tune::enumerate(spec, free, fixed, static_cast<int>(choices.size()), [&](const tune::Layout& l) {
+    if (l.pp == 4 && l.vpp == 5) {
+      found = l.account_embedding && l.account_loss && l.first_stage_layers < 0;
+      auto applied = spec;
+      tune::apply_layout(l, choices, {}, applied);
+      CHECK_FALSE(rules_error(applied));
+    }
+    return true;
+  });
+  CHECK(found);
 }
