@@ -163,6 +163,12 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
   CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
   // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
   CHECK(gpu_from_script("#SBATCH --constraint=gh200\n")->preset == "gh200");
+  // A memory size in the name picks the preset: A100 ships as SXM4-40GB and SXM4-80GB (NVIDIA A100 datasheet).
+  CHECK(gpu_from_script("#SBATCH -p asus_a100x4_40gb\n")->preset == "a100-40gb");
+  CHECK(gpu_from_script("#SBATCH -C a100-40\n")->preset == "a100-40gb");
+  CHECK(gpu_from_script("#SBATCH --gres=gpu:a100_80g:4\n")->preset == "a100-80gb");
+  CHECK(gpu_from_script("# 8 A100 40GB per node\n")->preset == "a100-40gb");
+  CHECK_FALSE(gpu_from_script("#SBATCH -p h100_94gb\n").has_value());  // H100 NVL: no preset
   CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
   CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
   CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));
