@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -346,7 +347,7 @@ void gpus_mismatch(FindingContext& c)
 void torchrun_default_nnodes(FindingContext& c)
 {
   const Launch* l = c.job.launch;
-  if (l == nullptr || c.job.nodes <= 1) {
+  if (l == nullptr) {
     return;
   }
   const LaunchStage* srun = l->stage("srun");
@@ -354,11 +355,33 @@ void torchrun_default_nnodes(FindingContext& c)
   if (srun == nullptr || torchrun == nullptr || srun->offset > torchrun->offset) {
     return;
   }
-  // srun narrowed to fewer nodes (-N 1, -w host, -n 1) is not judged.
-  for (const char* narrowing : {"nodes", "N", "nodelist", "w", "ntasks", "n", "relative", "r"}) {
-    if (srun->find(narrowing) != nullptr) {
-      return;
+  // srun's own -N/--nodes (a plain count; "2-4" is a range) decides the
+  // node count of the step, #SBATCH --nodes only when srun names none.
+  const LaunchOption* step_nodes = srun->find("nodes");
+  if (step_nodes == nullptr) {
+    step_nodes = srun->find("N");
+  }
+  int nodes = c.job.nodes;
+  if (step_nodes != nullptr) {
+    nodes = step_nodes->value && step_nodes->value->known ? integer(step_nodes->value->text()) : 0;
+    // -n below -N: srun lowers the node count to the task count.
+    if (const LaunchOption* tasks = srun->find("ntasks") != nullptr ? srun->find("ntasks") : srun->find("n")) {
+      const int n = tasks->value && tasks->value->known ? integer(tasks->value->text()) : 0;
+      nodes = n > 0 ? std::min(nodes, n) : 0;
     }
+    if (srun->find("relative") != nullptr || srun->find("r") != nullptr) {
+      nodes = 0;
+    }
+  } else {
+    // srun narrowed to fewer nodes (-w host, -n 1) is not judged.
+    for (const char* narrowing : {"nodelist", "w", "ntasks", "n", "relative", "r"}) {
+      if (srun->find(narrowing) != nullptr) {
+        return;
+      }
+    }
+  }
+  if (nodes <= 1) {
+    return;  // one node, or a count not known
   }
   if (torchrun->find("nnodes") != nullptr || torchrun->find("standalone") != nullptr) {
     return;
@@ -380,7 +403,7 @@ void torchrun_default_nnodes(FindingContext& c)
         fmt::format("srun starts torchrun on each of the {} nodes without --nnodes: torchrun's default is "
                     "--nnodes=1:1, so every node runs a one-node job of its own on the same rendezvous address "
                     "instead of one job across the nodes",
-                    c.job.nodes),
+                    nodes),
         "pass --nnodes \"$SLURM_JOB_NUM_NODES\" with a c10d rendezvous (--rdzv-backend c10d --rdzv-endpoint "
         "HEAD:PORT), or --node-rank from each task",
         torchrun->offset);

@@ -343,8 +343,15 @@ void placeholders(FindingContext& c)
       }
     }
   }
-  for (const auto& l : m.launches) {
-    for (const auto& w : m.commands[static_cast<std::size_t>(l.command)].words) {
+  // The launch line and every other command that sets the job up (`conda
+  // activate YOUR_ENV`, `cd /path/to/run`): the same shapes. Words printed
+  // for a reader (echo, printf) are prose, not values.
+  for (const auto& command : m.commands) {
+    const auto& words = command.words;
+    if (words.empty() || (words.front().known && (words.front().text() == "echo" || words.front().text() == "printf"))) {
+      continue;
+    }
+    for (const auto& w : words) {
       if (w.known) {
         check_word(w);
       }

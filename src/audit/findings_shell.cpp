@@ -47,17 +47,31 @@ void crlf(FindingContext& c)
 void unexpanded_directives(FindingContext& c)
 {
   for (const auto& d : c.model.directives) {
-    if (d.ignored || !d.has_value) {
+    if (!d.has_value) {
       continue;
     }
     const auto dollar = d.value.find_first_of("$`");
     if (dollar == std::string::npos) {
       continue;
     }
+    // The option and its value as written: "-G $NUM_GPU", "--gpus=$N".
+    std::string separator = d.spelled.starts_with("--") ? "=" : " ";
+    const auto after_option = static_cast<std::size_t>(d.offset) + d.spelled.size();
+    if (d.offset >= 0 && d.value_offset > d.offset && after_option <= static_cast<std::size_t>(d.value_offset)
+        && static_cast<std::size_t>(d.value_offset) <= c.model.text.size()) {
+      const std::string between = c.model.text.substr(after_option, static_cast<std::size_t>(d.value_offset) - after_option);
+      if (!between.empty() && between.find_first_not_of(" \t=") == std::string::npos) {
+        separator = between;
+      }
+    }
+    // An ignored line (after the first command) is reported too: moved up as
+    // audit.directive_ignored says, its value would still reach Slurm as text.
     c.add(Severity::error, "audit.directive_unexpanded",
-          fmt::format("#SBATCH {}={}: sbatch does not expand variables or commands in #SBATCH lines, so Slurm "
-                      "receives the text as written",
-                      d.spelled, d.value),
+          fmt::format("#SBATCH {}{}{}: sbatch does not expand variables or commands in #SBATCH lines, so Slurm "
+                      "receives the text as written{}",
+                      d.spelled, separator, d.value,
+                      d.ignored ? " (once the line is moved above the first command; where it is now, it is ignored)"
+                                : ""),
           fmt::format("write the value literally, or pass it on the command line: sbatch {}=\"$VALUE\" script.sh",
                       d.spelled.starts_with("--") ? d.spelled : "--" + d.name),
           d.value_offset >= 0 ? d.value_offset : d.offset);

@@ -235,6 +235,19 @@ TEST_CASE("leftover placeholders")
   CHECK(line_of(found[1]) == 32);
 }
 
+TEST_CASE("a placeholder in a setup command is found like one on the launch line: conda activate YOUR_ENV")
+{
+  // conda activate takes an environment name or prefix path (conda docs, "Activating an environment");
+  // YOUR_… and …PATH_TO_… are the same shapes the launch line and assignments are read with.
+  const AuditResult r = run("#!/bin/bash\nconda activate YOUR_PYTORCH_ENV\ncd FULL_PATH_TO_CONDA/run\n"
+                            "echo \"set YOUR_ENV first\"\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);  // not the echo line: printed prose
+  CHECK(line_of(found[0]) == 2);
+  CHECK(line_of(found[1]) == 3);
+}
+
 TEST_CASE("a secret-named variable holding a stand-in (xxx) and a your-… value are placeholders, not secrets")
 {
   // The shape of `export WANDB_API_KEY=xxx` in EleutherAI/math-lm task-finetunes/slurm/template.sh.

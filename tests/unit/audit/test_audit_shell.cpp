@@ -27,6 +27,18 @@ TEST_CASE("#SBATCH values with $VAR are not expanded by sbatch")
   CHECK(line_of(found[0]) == 2);
 }
 
+TEST_CASE("#SBATCH -G $NUM_GPU after the first command: ignored there, and unexpanded once moved up")
+{
+  // sbatch(1): directives after the first command are not read, and #SBATCH values are not expanded.
+  const AuditResult r = run("#!/bin/bash\nNUM_GPU=4\n#SBATCH -G $NUM_GPU\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.directive_ignored").size() == 1);
+  const auto found = with_rule(r, "audit.directive_unexpanded");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.starts_with("#SBATCH -G $NUM_GPU: "));  // as written, not "-G=$NUM_GPU"
+  CHECK(found[0]->diagnostic.message.find("moved above the first command") != std::string::npos);
+}
+
 TEST_CASE("#SBATCH counts, times and memory holding a word: sbatch stops before queueing")
 {
   // The messages are Slurm 22.05's (src/common/slurm_opt.c), as the local
@@ -163,6 +175,12 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
   CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
   // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
   CHECK(gpu_from_script("#SBATCH --constraint=gh200\n")->preset == "gh200");
+  // A memory size in the name picks the preset: A100 ships as SXM4-40GB and SXM4-80GB (NVIDIA A100 datasheet).
+  CHECK(gpu_from_script("#SBATCH -p asus_a100x4_40gb\n")->preset == "a100-40gb");
+  CHECK(gpu_from_script("#SBATCH -C a100-40\n")->preset == "a100-40gb");
+  CHECK(gpu_from_script("#SBATCH --gres=gpu:a100_80g:4\n")->preset == "a100-80gb");
+  CHECK(gpu_from_script("# 8 A100 40GB per node\n")->preset == "a100-40gb");
+  CHECK_FALSE(gpu_from_script("#SBATCH -p h100_94gb\n").has_value());  // H100 NVL: no preset
   CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
   CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
   CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));

@@ -133,6 +133,25 @@ TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-n
                   "audit.torchrun_default_nnodes").empty());
 }
 
+TEST_CASE("srun -N 8 torchrun with no #SBATCH --nodes: srun's own count is the step's node count")
+{
+  // Slurm srun(1): -N/--nodes sets the step's node count; torch/distributed/run.py: --nnodes defaults to "1:1".
+  const AuditResult r = run("#!/bin/bash\nsrun -N 8 --ntasks-per-node=1 torchrun --nproc_per_node 8 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.torchrun_default_nnodes");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("each of the 8 nodes") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\nsrun --nodes=2 -n 2 torchrun --nproc_per_node 8 train.py\n"),
+                  "audit.torchrun_default_nnodes").size() == 1);
+  // srun -n below -N lowers the node count (srun(1)); an unknown count is not judged.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 8\nsrun -N 8 -n 1 torchrun train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 8\nsrun -N $N torchrun train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 8\nsrun --nodes=1 torchrun train.py\n"),
+                  "audit.torchrun_default_nnodes").empty());
+}
+
 TEST_CASE("-m with a file name: Python's runpy finds no module")
 {
   const AuditResult r = run("#!/bin/bash\nsrun torchrun --nnodes 1 -m pkg.train.py --lr 1\npython -m pkg.eval\n");
