@@ -31,6 +31,7 @@ void launch_findings(FindingContext& context);   // tasks, per-task variables, c
 void secret_findings(FindingContext& context);   // set -x and tokens
 void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
 void word_findings(FindingContext& context);
+void directive_findings(FindingContext& context);  // the #SBATCH lines (findings_directives.cpp)
 void directive_options(FindingContext& context);  // #SBATCH options sbatch does not have (sbatch_options.cpp)
 void step_findings(FindingContext& context);      // launches left running at exit, `srun NAME=v cmd` (findings_steps.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
