@@ -83,6 +83,17 @@ bool used_after(const ScriptModel& m, const std::string& name, int offset)
   return false;
 }
 
+// Variables Slurm's GPU plugin puts into the job's environment when the job
+// is given GPUs (Slurm gres.html: CUDA_VISIBLE_DEVICES is set for each step,
+// and "the environment variable set for the sbatch command only reflects the
+// GPUs allocated to that job on that node"; ROCR_VISIBLE_DEVICES and
+// GPU_DEVICE_ORDINAL likewise): they arrive exported, so a plain assignment
+// changes the value the children see.
+bool set_by_slurm_gpu_plugin(const std::string& name)
+{
+  return name == "CUDA_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" || name == "GPU_DEVICE_ORDINAL";
+}
+
 void not_exported(FindingContext& context)
 {
   const ScriptModel& m = context.model;
@@ -92,7 +103,8 @@ void not_exported(FindingContext& context)
   const int launch_begin = m.commands[static_cast<std::size_t>(context.job.launch->command)].begin;
   for (const auto& a : m.assignments) {
     if (a.offset >= launch_begin || a.exported || a.prefix || a.kind != AssignKind::assign || !runtime_variable(a.name)
-        || a.name.starts_with("MASTER_") || a.name == "WORLD_SIZE" || used_after(m, a.name, a.offset)) {
+        || a.name.starts_with("MASTER_") || a.name == "WORLD_SIZE" || used_after(m, a.name, a.offset)
+        || (context.job.gpus_per_node > 0 && set_by_slurm_gpu_plugin(a.name))) {
       continue;
     }
     bool later_export = false;

@@ -5,6 +5,7 @@
 // Produced by read_script (script_reader.hpp); pure data.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -166,6 +167,9 @@ struct ScriptModel
   // take (shell_condition.hpp): not run, but their text still holds what a
   // person must fill in (placeholders).
   std::vector<std::pair<int, int>> dead_commands;
+  // [begin, end) of function bodies: there $1, $@ and $* are the function's
+  // arguments, given where it is called (bash manual, "Shell Functions").
+  std::vector<std::pair<int, int>> function_bodies;
 
   // Assignments in front of a builtin that runs nothing (`NCCL_DEBUG=INFO cd
   // /opt/NeMo`), in the script or in a `bash -c "…"` it runs: each is the
@@ -179,6 +183,11 @@ struct ScriptModel
   std::vector<BuiltinPrefix> builtin_prefixes;  bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;
+  bool in_function(int offset) const
+  {
+    return std::any_of(function_bodies.begin(), function_bodies.end(),
+                       [offset](const auto& body) { return offset >= body.first && offset < body.second; });
+  }
   int line_of(int offset) const { return position(offset).line; }
   // Offset of the first character of `line` (1-based), or text.size().
   int line_begin(int line) const;
