@@ -80,6 +80,59 @@ void comment_continuations(FindingContext& c)
   }
 }
 
+// `torchrun \ ` with a space after the backslash: the backslash quotes the
+// space, not the newline (bash(1), "QUOTING": "a \ followed by a newline is a
+// line continuation"; any other character is taken literally), so the command
+// ends at the line end with a last argument " ", and the next line runs as a
+// command of its own (bash here: "--master_port=29501: command not found").
+void space_after_backslash(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  std::size_t first = 0;  // index in c.out of the finding that opened the run (+1; 0: none)
+  int run_end_line = -1;
+  for (std::size_t i = 0; i < m.commands.size(); ++i) {
+    const Command& cmd = m.commands[i];
+    if (cmd.terminator != "\n" || cmd.words.empty()) {
+      continue;
+    }
+    const Word& last = cmd.words.back();
+    const std::string& t = last.text();
+    if (!last.known || t.empty() || t.find_first_not_of(" \t") != std::string::npos || last.offset < cmd.begin
+        || last.offset >= cmd.end || last.offset < 1
+        || m.text.compare(static_cast<std::size_t>(last.offset) - 1, 1, "\\") != 0) {
+      continue;
+    }
+    if (std::any_of(m.assignments.begin(), m.assignments.end(),
+                    [&](const Assignment& a) { return a.is_array && a.command == static_cast<int>(i); })) {
+      continue;  // inside ( … ) a newline needs no backslash: the element " " is another matter
+    }
+    if (first != 0 && m.line_of(cmd.begin) == run_end_line + 1) {
+      run_end_line = m.line_of(last.offset);
+      c.out[first - 1].diagnostic.message += fmt::format(" (line {} has the same space after its `\\`)", run_end_line);
+      continue;
+    }
+    std::string cut = " and the program receives a last argument \" \"";
+    Severity severity = Severity::warning;
+    if (i + 1 < m.commands.size() && m.commands[i + 1].begin >= 0) {
+      const auto from = static_cast<std::size_t>(m.commands[i + 1].begin);
+      const auto word_end = m.text.find_first_of(" \t\n", from);
+      cut += fmt::format("; line {} (`{}` …) runs as a command of its own", m.line_of(m.commands[i + 1].begin),
+                         m.text.substr(from, word_end == std::string::npos ? std::string::npos : word_end - from));
+      severity = Severity::error;
+    }
+    run_end_line = m.line_of(last.offset);
+    c.add(severity, "audit.space_after_backslash",
+          fmt::format("a space follows the `\\` that should continue {} onto the next line: the backslash quotes the "
+                      "space, not the newline, so the command ends here{}",
+                      cmd.words.front().text().substr(cmd.words.front().text().rfind('/') == std::string::npos
+                                                        ? 0
+                                                        : cmd.words.front().text().rfind('/') + 1),
+                      cut),
+          "delete the spaces after the backslash (it must be the last character of the line)", last.offset - 1);
+    first = c.out.size();
+  }
+}
+
 // `HOSTS=( "$(scontrol show hostnames "$SLURM_JOB_NODELIST")" )`: quoted, the
 // substitution is not split, so ${HOSTS[0]} is every host name joined by
 // newlines and ${#HOSTS[@]} is 1.
@@ -120,14 +173,57 @@ void angle_redirects(FindingContext& c)
   }
 }
 
+// `if [ "$SLURM_CPUS_PER_TASK" > 0 ]`: the `>` redirects the test's (empty)
+// output into a file named `0`, and `[` sees one word, true when it is not
+// empty (bash(1), "CONDITIONAL EXPRESSIONS": numbers compare with -gt; `>`
+// compares strings only inside [[ … ]]).
+void test_redirects(FindingContext& c)
+{
+  for (int offset : c.model.test_redirects) {
+    const auto at = static_cast<std::size_t>(offset);
+    const char op = c.model.text[at];
+    const auto target_begin = c.model.text.find_first_not_of(" \t", at + 1);
+    const auto target_end = c.model.text.find_first_of(" \t\n;]", target_begin == std::string::npos ? at : target_begin);
+    const std::string target = target_begin == std::string::npos
+                                 ? std::string()
+                                 : c.model.text.substr(target_begin, target_end == std::string::npos
+                                                                       ? std::string::npos
+                                                                       : target_end - target_begin);
+    c.add(Severity::warning, "audit.test_redirect",
+          fmt::format("`{}` inside [ … ] is a redirection, not a comparison: bash {} `{}` and the test only checks "
+                      "that the word before it is not empty",
+                      op, op == '>' ? "creates (or empties) a file named" : "reads from a file named", target),
+          op == '>' ? "compare numbers with -gt (or -ge), strings with [[ a > b ]]"
+                    : "compare numbers with -lt (or -le), strings with [[ a < b ]]",
+          offset);
+  }
+}
+
+// `export /=/gpfs/…`: bash prints "not a valid identifier", the command
+// fails (under set -e the script stops) and nothing is set or exported.
+void invalid_names(FindingContext& c)
+{
+  for (const auto& [offset, word] : c.model.invalid_names) {
+    const std::string name = word.substr(0, word.find('='));
+    c.add(Severity::warning, "audit.invalid_name",
+          fmt::format("`{}` is not a variable name (letters, digits and `_`, not starting with a digit): bash says "
+                      "\"`{}': not a valid identifier\" and sets nothing, so the variable meant here is never set",
+                      name, word.size() > 40 ? word.substr(0, 40) + "…" : word),
+          "write the variable's name before the `=`", offset);
+  }
+}
+
 } // namespace
 
 void word_findings(FindingContext& context)
 {
   comment_continuations(context);
+  space_after_backslash(context);
   array_comments(context);
   one_element_host_arrays(context);
   angle_redirects(context);
+  test_redirects(context);
+  invalid_names(context);
 }
 
 } // namespace lg::audit::detail

@@ -163,6 +163,9 @@ struct ScriptModel
   std::vector<int> sources;                  // offsets of `source`/`.` commands
   std::vector<std::pair<int, int>> heredocs; // [begin, end) offsets of heredoc bodies
   std::vector<int> angle_redirects;          // offsets of unquoted `<WORD>` (lexer.hpp)
+  std::vector<int> test_redirects;           // offsets of `>`/`<` inside [ … ] (lexer.hpp)
+  // `export /=…`: a word that is not a variable name (offset, the word).
+  std::vector<std::pair<int, std::string>> invalid_names;
   // [begin, end) of the commands in branches the script's own values never
   // take (shell_condition.hpp): not run, but their text still holds what a
   // person must fill in (placeholders).

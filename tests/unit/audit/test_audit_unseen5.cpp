@@ -55,3 +55,64 @@ TEST_CASE("a variable Slurm exports for a GPU job is not reported as unexported"
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.message.find("NCCL_DEBUG") != std::string::npos);
 }
+
+TEST_CASE("a space after the line-continuation backslash ends the command")
+{
+  // bash(1), QUOTING: only `\` followed by a newline continues the line; bash
+  // here runs `torchrun ' '` and then "--master_port=29501: command not found".
+  const AuditResult r = run("#!/bin/bash\ntorchrun \\ \n    --master_port=29501 --nproc_per_node=1 \\ \n    -m train\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.space_after_backslash");
+  REQUIRE(found.size() == 1);  // line 3's own space is named in the same finding
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("line 3 (`--master_port=29501`") != std::string::npos);
+  // A quoted space and a clean continuation are fine.
+  CHECK(with_rule(run("#!/bin/bash\necho \"a \\ b\"\ntorchrun \\\n  train.py\n"), "audit.space_after_backslash").empty());
+}
+
+TEST_CASE("a > inside [ ] is a redirection")
+{
+  // bash(1): redirections may appear anywhere in a simple command; bash here
+  // creates a file named 0 for `[ "$N" > 0 ]` and the test is true.
+  const AuditResult r = run("#!/bin/bash\nif [ \"$SLURM_CPUS_PER_TASK\" > 0 ] ; then\n  echo\nfi\n[ -n \"$X\" ] > /dev/null\n"
+                            "[[ $a > $b ]]\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.test_redirect");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.message.find("`0`") != std::string::npos);
+}
+
+TEST_CASE("export of a word that is not a name sets nothing")
+{
+  // bash 5.2 here: `export /=x` prints "`/=x': not a valid identifier" and returns 1.
+  const AuditResult r = run("#!/bin/bash\nexport /=/gpfs/cache\nexport HF_HOME=/gpfs/cache a[1]=x\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.invalid_name");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+}
+
+TEST_CASE("an --output directory named after the job ID cannot exist when the job starts")
+{
+  // The local Slurm 22.05: `#SBATCH -o /tmp/x/log_%j/x.out` with a mkdir of
+  // log_$SLURM_JOB_ID in the script ends FAILED 0:53, the script never runs.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -o log/%A/log.out\n#SBATCH -e log/%A/err.out\nmkdir -p log/$SLURM_JOB_ID\n"
+                            "srun python train.py\n");
+  const auto found = with_rule(r, "audit.output_directory");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  // %% is a literal percent; %x (the job name) may be a directory made before sbatch.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -o /scratch/%%j/%x/out-%j.log\nsrun python train.py\n"), "audit.output_directory")
+          .empty());
+}
+
+TEST_CASE("a script bash cannot parse gets no second finding that nothing was read")
+{
+  // bash here: `HF_TOKEN=<HF_TOKEN>` is "syntax error near unexpected token `newline'".
+  AuditOptions options;
+  options.parse_error = [](const std::string&) { return std::optional<std::pair<int, std::string>>{{3, "syntax error"}}; };
+  const AuditResult r = audit_text("#!/bin/bash\nX=1\nHF_TOKEN=<HF_TOKEN>\n", "t.sh", options);
+  CHECK(with_rule(r, "audit.parse_error").size() == 1);
+  CHECK(with_rule(r, "audit.no_launch").empty());
+}
