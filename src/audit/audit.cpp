@@ -208,6 +208,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.space_after_backslash", Severity::error, "`\\ ` at a line end: the backslash quotes the space, the command ends, the next line runs alone"},
     {"audit.test_redirect", Severity::warning, "`>` or `<` inside [ … ]: a redirection that creates a file, not a comparison"},
     {"audit.invalid_name", Severity::warning, "export/declare of a word that is not a variable name: bash refuses it, nothing is set"},
+    {"audit.empty_option_value", Severity::warning, "--opt $VAR with VAR empty and unquoted: the option takes the next word as its value"},
     {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
     {"audit.shellcheck", Severity::error, "audit --shellcheck: a shellcheck code that breaks a batch job (parse errors, line breaks, arrays, cd, exec)"},
   };

@@ -360,7 +360,9 @@ std::optional<std::string> unread_program(const Launch& l, const ScriptModel& m)
   // program (not the text of a `bash -c` whose launch could not be read).
   const bool shell_file = !l.stages.empty() && l.stages.back().tool == "bash" && p.known
                           && t.find_first_of(" \t\n;") == std::string::npos;
-  const bool runner = shell_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  // `srun launch_training.sh`: a shell script run directly is another file too.
+  const bool script_file = p.known && !l.python && (base.ends_with(".sh") || base.ends_with(".bash"));
+  const bool runner = shell_file || script_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
     if (l.command >= 0 && m.in_function(m.commands[static_cast<std::size_t>(l.command)].begin)) {
       return std::string("the arguments of the function it is in (\"$@\"/\"$*\"), given where the function is "

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 namespace lg::audit::detail {
 
@@ -213,6 +215,102 @@ void invalid_names(FindingContext& c)
   }
 }
 
+// Lower-case letters and digits of `s`: "--nemo_model" and "NEMO_MODEL" both
+// give "nemomodel".
+std::string squeezed_name(std::string_view s)
+{
+  std::string out;
+  for (const char ch : s) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) != 0) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+  }
+  return out;
+}
+
+// `NEMO_MODEL=` then `--nemo_model ${NEMO_MODEL} --hf_token …`: unquoted, the
+// empty value is no word at all (bash(1), "Word Splitting": an unquoted
+// expansion that results in nothing is removed), so the option takes the
+// next word (`--hf_token`) as its value, or argparse stops with "expected
+// one argument". Only where the option names the variable, so that
+// `--fp16 $EXTRA_ARGS` (an empty list of extra words) is not taken for one.
+void empty_option_values(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  auto blank = [](char ch) { return ch == ' ' || ch == '\t'; };
+  for (std::size_t ai = 0; ai < m.assignments.size(); ++ai) {
+    const Assignment& a = m.assignments[ai];
+    if (a.kind != AssignKind::assign || a.prefix || a.is_array || !a.known || a.command < 0 || a.offset < 0
+        || m.commands[static_cast<std::size_t>(a.command)].depth != 0 || a.value.size() > 1
+        || (a.value.size() == 1 && !a.value.front().text().empty())) {
+      continue;
+    }
+    const std::size_t value_at = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
+    if (value_at < t.size() && t[value_at] == '<') {
+      continue;  // NAME=<placeholder>: the placeholder's finding
+    }
+    std::size_t until = t.size();
+    for (std::size_t bi = ai + 1; bi < m.assignments.size(); ++bi) {
+      if (m.assignments[bi].name == a.name && m.assignments[bi].offset > a.offset) {
+        until = static_cast<std::size_t>(m.assignments[bi].offset);
+        break;
+      }
+    }
+    bool reported = false;
+    for (const std::string& form : {"${" + a.name + "}", "$" + a.name}) {
+      for (auto at = t.find(form, static_cast<std::size_t>(a.offset)); !reported && at != std::string::npos && at < until;
+           at = t.find(form, at + 1)) {
+        const std::size_t end = at + form.size();
+        const bool word_end = end >= t.size() || blank(t[end]) || t[end] == '\n' || t[end] == '\\';
+        if (!word_end || at == 0 || !blank(t[at - 1])) {
+          continue;  // part of a longer word ($NAME_2, "${NAME}", x$NAME): not an empty word
+        }
+        const auto line_begin = t.rfind('\n', at);
+        const auto first = t.find_first_not_of(" \t", line_begin == std::string::npos ? 0 : line_begin + 1);
+        if (first != std::string::npos && t[first] == '#') {
+          continue;
+        }
+        // The word before it, on the same line: an option that names the variable.
+        const auto option_end = t.find_last_not_of(" \t", at - 1);
+        if (option_end == std::string::npos || t[option_end] == '\n') {
+          continue;
+        }
+        const auto before = t.find_last_of(" \t\n\"'", option_end);
+        const std::size_t option_begin = before == std::string::npos ? 0 : before + 1;
+        const std::string option = t.substr(option_begin, option_end - option_begin + 1);
+        if (!option.starts_with("-") || option.find('=') != std::string::npos) {
+          continue;
+        }
+        const std::string o = squeezed_name(option);
+        const std::string v = squeezed_name(a.name);
+        if (o.size() < 3 || (v.find(o) == std::string::npos && o.find(v) == std::string::npos)) {
+          continue;
+        }
+        // What the option takes instead: the next word (after a `\` line break).
+        std::size_t next = end;
+        while (next < t.size() && (blank(t[next]) || (t[next] == '\\' && next + 1 < t.size() && t[next + 1] == '\n')
+                                   || (next > 0 && t[next - 1] == '\\' && t[next] == '\n'))) {
+          ++next;
+        }
+        const auto next_end = t.find_first_of(" \t\n\"'", next);
+        const std::string taken = next < t.size() && t[next] != '\n' ? t.substr(next, next_end - next) : std::string();
+        c.add(Severity::warning, "audit.empty_option_value",
+              fmt::format("{} is empty (line {}) and `{}` is unquoted: it expands to no word, so {} {}", a.name,
+                          m.line_of(a.offset), form, option,
+                          taken.empty() ? "gets no value (argparse: \"expected one argument\")"
+                                        : fmt::format("takes `{}` as its value (or the program stops with \"expected "
+                                                      "one argument\")",
+                                                      taken)),
+              fmt::format("set {} or drop `{} {}` when it is empty: ${{{}:+{} \"${}\"}}", a.name, option, form, a.name,
+                          option, a.name),
+              static_cast<int>(option_begin));
+        reported = true;
+      }
+    }
+  }
+}
+
 } // namespace
 
 void word_findings(FindingContext& context)
@@ -224,6 +322,7 @@ void word_findings(FindingContext& context)
   angle_redirects(context);
   test_redirects(context);
   invalid_names(context);
+  empty_option_values(context);
 }
 
 } // namespace lg::audit::detail

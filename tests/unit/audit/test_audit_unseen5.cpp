@@ -116,3 +116,25 @@ TEST_CASE("a script bash cannot parse gets no second finding that nothing was re
   CHECK(with_rule(r, "audit.parse_error").size() == 1);
   CHECK(with_rule(r, "audit.no_launch").empty());
 }
+
+TEST_CASE("an option whose variable is empty and unquoted takes the next word")
+{
+  // bash(1), Word Splitting: an unquoted expansion that yields nothing is
+  // removed, so `--nemo_model ${NEMO_MODEL} --hf_token x` reaches the program
+  // as `--nemo_model --hf_token x` (argparse: "expected one argument").
+  const AuditResult r = run("#!/bin/bash\nNEMO_MODEL=\nEXTRA=\nsrun python finetune.py --nemo_model ${NEMO_MODEL} \\\n"
+                            "    --hf_token x --fp16 $EXTRA --seed 1 --name \"$NEMO_MODEL\"\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.empty_option_value");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.message.find("takes `--hf_token`") != std::string::npos);
+}
+
+TEST_CASE("srun running a shell script says that nothing was read")
+{
+  // srun(1) runs the named file as the task's program: the training is in that file.
+  const auto advice = with_rule(run("#!/bin/bash\n#SBATCH --nodes 2\nsrun launch_training_accelerate.sh\n"), "audit.no_launch");
+  REQUIRE(advice.size() == 1);
+  CHECK(advice[0]->diagnostic.message.find("launch_training_accelerate.sh") != std::string::npos);
+}
