@@ -132,6 +132,11 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
                   "correct the syntax (`bash -n SCRIPT` shows the same error); sbatch accepts the script and the job "
                   "fails at once",
                   offset < static_cast<int>(text.size()) ? offset : -1);
+      // Bash stops at the error: that no launch line was read follows from
+      // it and is not a second finding.
+      std::erase_if(result.findings, [](const AuditFinding& f) {
+        return f.diagnostic.rule == "audit.no_launch" && f.diagnostic.message.starts_with("no training launch line");
+      });
     }
   }
   if (options.shellcheck && !options.template_mode) {
@@ -200,6 +205,10 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
     {"audit.array_comment", Severity::error, "a `\\ #` comment inside an array: its words become elements"},
     {"audit.comment_continuation", Severity::error, "a `\\ #` comment in a command line: its words are arguments, the next lines run as commands"},
+    {"audit.space_after_backslash", Severity::error, "`\\ ` at a line end: the backslash quotes the space, the command ends, the next line runs alone"},
+    {"audit.test_redirect", Severity::warning, "`>` or `<` inside [ … ]: a redirection that creates a file, not a comparison"},
+    {"audit.invalid_name", Severity::warning, "export/declare of a word that is not a variable name: bash refuses it, nothing is set"},
+    {"audit.empty_option_value", Severity::warning, "--opt $VAR with VAR empty and unquoted: the option takes the next word as its value"},
     {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
     {"audit.shellcheck", Severity::error, "audit --shellcheck: a shellcheck code that breaks a batch job (parse errors, line breaks, arrays, cd, exec)"},
   };

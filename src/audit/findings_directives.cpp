@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace lg::audit::detail {
@@ -91,6 +92,48 @@ std::optional<std::string> directive_value_error(const Directive& d)
   return std::nullopt;
 }
 
+// What sbatch says for `#SBATCH --NAME=` with nothing after '=', for the
+// options it refuses empty (each measured with `sbatch --test-only` on the
+// local Slurm 22.05). The others it accepts empty (--mail-user, --comment,
+// --job-name, --output, --qos, --constraint, --reservation, --gpus,
+// --gpus-per-node, --array …), so an empty one is not reported; --account
+// depends on the cluster's accounting and is judged by the caller.
+std::optional<std::string_view> empty_value_refusal(std::string_view name)
+{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> k_refused = {{
+    {"partition", "invalid partition specified: (null)"},
+    {"nodes", "\"\" is not a valid node count"},
+    {"ntasks", "Invalid numeric value \"\" for --ntasks."},
+    {"ntasks-per-node", "Invalid numeric value \"\" for --ntasks-per-node."},
+    {"cpus-per-task", "Invalid numeric value \"\" for --cpus-per-task."},
+    {"cpus-per-gpu", "Invalid numeric value \"\" for --cpus-per-gpu."},
+    {"ntasks-per-gpu", "Invalid numeric value \"\" for --ntasks-per-gpu."},
+    {"mincpus", "Invalid numeric value \"\" for --mincpus."},
+    {"switches", "Invalid numeric value \"\" for --switches."},
+    {"time", "Invalid --time specification"},
+    {"time-min", "Invalid --time-min specification"},
+    {"begin", "Invalid --begin specification"},
+    {"mem", "Invalid --mem specification"},
+    {"mem-per-cpu", "Invalid --mem-per-cpu specification"},
+    {"mem-per-gpu", "Invalid --mem-per-gpu specification"},
+    {"tmp", "Invalid --tmp specification"},
+    {"gres", "Invalid Trackable RESource (TRES) specification"},
+    {"signal", "Invalid --signal specification"},
+    {"mail-type", "Invalid --mail-type specification"},
+    {"open-mode", "Invalid --open-mode specification"},
+    {"distribution", "Invalid --distribution specification"},
+    {"hint", "unrecognized --hint argument \"\", see --hint=help"},
+    {"gpu-bind", "Invalid --gpu-bind argument: gpu:"},
+    {"cpu-freq", "unrecognized --cpu-freq argument \"\""},
+  }};
+  for (const auto& [option, message] : k_refused) {
+    if (option == name) {
+      return message;
+    }
+  }
+  return std::nullopt;
+}
+
 // `#SBATCH --partition==gpu` or `#SBATCH --time =`: a doubled or spaced '='
 // leaves '=' in the value, and sbatch rejects it for the options it checks
 // (Slurm 22.05 says "invalid partition specified: =" and "Invalid --time
@@ -120,13 +163,20 @@ void directive_values(FindingContext& c)
     }
     // "--partition=   # <---- partition …": a blank left for the reader.
     if (!d.ignored && d.has_value && d.value.empty() && d.spelled.starts_with("--")) {
-      c.add(Severity::error, "audit.directive_value",
-            fmt::format("#SBATCH {}= is left empty: sbatch stops before queueing (the local Slurm 22.05 says "
-                        "\"invalid partition specified: (null)\" for --partition=, \"\"\" is not a valid node "
-                        "count\" for --nodes=)",
-                        d.spelled),
-            fmt::format("fill in the {} or delete the line", d.name), d.offset);
-      continue;
+      if (const auto refusal = empty_value_refusal(d.name)) {
+        c.add(Severity::error, "audit.directive_value",
+              fmt::format("#SBATCH {}= is left empty: sbatch stops before queueing (the local Slurm 22.05: \"{}\")",
+                          d.spelled, *refusal),
+              fmt::format("fill in the {} or delete the line", d.name), d.offset);
+      } else if (d.name == "account") {
+        c.add(Severity::warning, "audit.directive_value",
+              fmt::format("#SBATCH {}= is left empty: a cluster that enforces accounts refuses the job (the local "
+                          "Slurm 22.05: \"Invalid account or account/partition combination specified\"); one with "
+                          "a default account runs it",
+                          d.spelled),
+              "fill in the account or delete the line", d.offset);
+      }
+      continue;  // --mail-user=, --comment=, --qos=, --constraint= …: sbatch accepts them empty
     }
     if (d.ignored || !d.has_value || d.value.empty() || d.value.find_first_of("$`") != std::string::npos
         || placeholder(d.value, c.options.template_mode)

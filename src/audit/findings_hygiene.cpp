@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <string_view>
 
 namespace lg::audit::detail {
@@ -83,6 +84,17 @@ bool used_after(const ScriptModel& m, const std::string& name, int offset)
   return false;
 }
 
+// Variables Slurm's GPU plugin puts into the job's environment when the job
+// is given GPUs (Slurm gres.html: CUDA_VISIBLE_DEVICES is set for each step,
+// and "the environment variable set for the sbatch command only reflects the
+// GPUs allocated to that job on that node"; ROCR_VISIBLE_DEVICES and
+// GPU_DEVICE_ORDINAL likewise): they arrive exported, so a plain assignment
+// changes the value the children see.
+bool set_by_slurm_gpu_plugin(const std::string& name)
+{
+  return name == "CUDA_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" || name == "GPU_DEVICE_ORDINAL";
+}
+
 void not_exported(FindingContext& context)
 {
   const ScriptModel& m = context.model;
@@ -92,7 +104,8 @@ void not_exported(FindingContext& context)
   const int launch_begin = m.commands[static_cast<std::size_t>(context.job.launch->command)].begin;
   for (const auto& a : m.assignments) {
     if (a.offset >= launch_begin || a.exported || a.prefix || a.kind != AssignKind::assign || !runtime_variable(a.name)
-        || a.name.starts_with("MASTER_") || a.name == "WORLD_SIZE" || used_after(m, a.name, a.offset)) {
+        || a.name.starts_with("MASTER_") || a.name == "WORLD_SIZE" || used_after(m, a.name, a.offset)
+        || (context.job.gpus_per_node > 0 && set_by_slurm_gpu_plugin(a.name))) {
       continue;
     }
     bool later_export = false;
@@ -161,9 +174,33 @@ std::pair<int, bool> mkdir_of(const ScriptModel& model, const std::string& dir)
   return {made, false};
 }
 
+// The first job-ID pattern in a --output/--error directory (sbatch(1),
+// "filename pattern": %j job ID, %J job ID.step, %A array master job ID; a
+// number between % and the letter pads it; %% is a literal %), or "".
+std::string job_id_pattern(const std::string& dir)
+{
+  for (std::size_t i = 0; i + 1 < dir.size(); ++i) {
+    if (dir[i] != '%') {
+      continue;
+    }
+    if (dir[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < dir.size() && std::isdigit(static_cast<unsigned char>(dir[j])) != 0) {
+      ++j;
+    }
+    if (j < dir.size() && (dir[j] == 'j' || dir[j] == 'J' || dir[j] == 'A')) {
+      return dir.substr(i, j - i + 1);
+    }
+  }
+  return {};
+}
+
 void output_directory(FindingContext& context)
 {
-  if (!context.options.directory_exists || context.options.template_mode) {
+  if (context.options.template_mode) {
     return;
   }
   const Directive* chdir = context.model.directive("chdir");
@@ -178,6 +215,26 @@ void output_directory(FindingContext& context)
       continue;
     }
     std::string dir = d->value.substr(0, slash);
+    // `-o log/%A/out`: a directory named after the job ID cannot exist when
+    // slurmd opens the file, before the script's first line (the local
+    // Slurm 22.05: such a job ends FAILED 0:53 without running).
+    if (const std::string pattern = job_id_pattern(dir);
+        !pattern.empty() && dir.find('$') == std::string::npos && dir != reported) {
+      reported = dir;
+      // In an array job a %A directory made by one task's script exists for the tasks that start later.
+      const bool array = context.model.directive("array") != nullptr && pattern.back() == 'A';
+      context.add(array ? Severity::warning : Severity::error, "audit.output_directory",
+                  fmt::format("--{} writes into {}/, named after the job ID ({}): it cannot exist when Slurm opens "
+                              "the file at the start of the job (a mkdir in the script runs after that), and Slurm "
+                              "does not create directories, so the job fails without running",
+                              name, dir, pattern),
+                  "keep the job ID in the file name, not the directory (-o logs/%x-%j.out, logs/ made before sbatch)",
+                  d->value_offset);
+      continue;
+    }
+    if (!context.options.directory_exists) {
+      continue;
+    }
     if (dir.find('%') != std::string::npos || dir.find('$') != std::string::npos || dir.find('{') != std::string::npos
         || placeholder(dir, false)) {
       continue;  // Slurm patterns, unexpanded text and placeholders: other rules, or unknowable

@@ -278,7 +278,8 @@ void nounset_positional(FindingContext& c)
     return;
   }
   for (const auto& use : c.model.uses) {
-    if (use.batch_shell && !use.guarded && positional(use.name) && use.offset > nounset) {
+    if (use.batch_shell && !use.guarded && positional(use.name) && use.offset > nounset
+        && !c.model.in_function(use.offset)) {
       c.add(Severity::warning, "audit.nounset_positional",
             fmt::format("${} with `set -u` (line {}): `sbatch script.sh` passes no arguments, and bash stops "
                         "with \"{}: unbound variable\"",
@@ -340,7 +341,7 @@ void use_before_assignment(FindingContext& c)
 // The launch line runs something the audit cannot look into: the script's
 // own arguments ("$@"), a command built at run time, or a container runtime
 // or shell that runs another file. Said once, as advice, instead of a silent pass.
-std::optional<std::string> unread_program(const Launch& l)
+std::optional<std::string> unread_program(const Launch& l, const ScriptModel& m)
 {
   if (!l.program) {
     return std::nullopt;
@@ -359,8 +360,14 @@ std::optional<std::string> unread_program(const Launch& l)
   // program (not the text of a `bash -c` whose launch could not be read).
   const bool shell_file = !l.stages.empty() && l.stages.back().tool == "bash" && p.known
                           && t.find_first_of(" \t\n;") == std::string::npos;
-  const bool runner = shell_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
+  // `srun launch_training.sh`: a shell script run directly is another file too.
+  const bool script_file = p.known && !l.python && (base.ends_with(".sh") || base.ends_with(".bash"));
+  const bool runner = shell_file || script_file || std::find(k_runners.begin(), k_runners.end(), base) != k_runners.end();
   if (t == "${@}" || t == "$@" || t == "${*}" || t == "$*") {
+    if (l.command >= 0 && m.in_function(m.commands[static_cast<std::size_t>(l.command)].begin)) {
+      return std::string("the arguments of the function it is in (\"$@\"/\"$*\"), given where the function is "
+                         "called");
+    }
     if (!l.args.empty() && !l.stages.empty() && l.stages.back().tool == "srun") {
       // `srun "$@" sh -c '…'`: the arguments may be srun's options or the command.
       return fmt::format("the script's own arguments (\"$@\") in front of `{}`: they may be srun's options or the "
@@ -386,12 +393,22 @@ std::optional<std::string> unread_program(const Launch& l)
 void no_training_launch(FindingContext& c)
 {
   if (c.job.launch != nullptr && !c.options.template_mode) {
-    if (const auto what = unread_program(*c.job.launch)) {
+    if (const auto what = unread_program(*c.job.launch, c.model)) {
+      // A program that came from a variable has the offset of its value;
+      // the finding belongs on the launch line.
+      const Launch& l = *c.job.launch;
+      int at = l.program->offset;
+      if (l.command >= 0) {
+        const Command& cmd = c.model.commands[static_cast<std::size_t>(l.command)];
+        if (at < cmd.begin || at >= cmd.end) {
+          at = cmd.begin;
+        }
+      }
       c.add(Severity::advice, "audit.no_launch",
             fmt::format("no training program was read: the launch line runs {}; parallelism, environment and memory "
                         "were not checked",
                         *what),
-            "run `launchguard check` on the job, or audit the script that starts the training", c.job.launch->program->offset);
+            "run `launchguard check` on the job, or audit the script that starts the training", at);
     }
     return;
   }

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 namespace lg::audit::detail {
 
@@ -80,6 +82,59 @@ void comment_continuations(FindingContext& c)
   }
 }
 
+// `torchrun \ ` with a space after the backslash: the backslash quotes the
+// space, not the newline (bash(1), "QUOTING": "a \ followed by a newline is a
+// line continuation"; any other character is taken literally), so the command
+// ends at the line end with a last argument " ", and the next line runs as a
+// command of its own (bash here: "--master_port=29501: command not found").
+void space_after_backslash(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  std::size_t first = 0;  // index in c.out of the finding that opened the run (+1; 0: none)
+  int run_end_line = -1;
+  for (std::size_t i = 0; i < m.commands.size(); ++i) {
+    const Command& cmd = m.commands[i];
+    if (cmd.terminator != "\n" || cmd.words.empty()) {
+      continue;
+    }
+    const Word& last = cmd.words.back();
+    const std::string& t = last.text();
+    if (!last.known || t.empty() || t.find_first_not_of(" \t") != std::string::npos || last.offset < cmd.begin
+        || last.offset >= cmd.end || last.offset < 1
+        || m.text.compare(static_cast<std::size_t>(last.offset) - 1, 1, "\\") != 0) {
+      continue;
+    }
+    if (std::any_of(m.assignments.begin(), m.assignments.end(),
+                    [&](const Assignment& a) { return a.is_array && a.command == static_cast<int>(i); })) {
+      continue;  // inside ( … ) a newline needs no backslash: the element " " is another matter
+    }
+    if (first != 0 && m.line_of(cmd.begin) == run_end_line + 1) {
+      run_end_line = m.line_of(last.offset);
+      c.out[first - 1].diagnostic.message += fmt::format(" (line {} has the same space after its `\\`)", run_end_line);
+      continue;
+    }
+    std::string cut = " and the program receives a last argument \" \"";
+    Severity severity = Severity::warning;
+    if (i + 1 < m.commands.size() && m.commands[i + 1].begin >= 0) {
+      const auto from = static_cast<std::size_t>(m.commands[i + 1].begin);
+      const auto word_end = m.text.find_first_of(" \t\n", from);
+      cut += fmt::format("; line {} (`{}` …) runs as a command of its own", m.line_of(m.commands[i + 1].begin),
+                         m.text.substr(from, word_end == std::string::npos ? std::string::npos : word_end - from));
+      severity = Severity::error;
+    }
+    run_end_line = m.line_of(last.offset);
+    c.add(severity, "audit.space_after_backslash",
+          fmt::format("a space follows the `\\` that should continue {} onto the next line: the backslash quotes the "
+                      "space, not the newline, so the command ends here{}",
+                      cmd.words.front().text().substr(cmd.words.front().text().rfind('/') == std::string::npos
+                                                        ? 0
+                                                        : cmd.words.front().text().rfind('/') + 1),
+                      cut),
+          "delete the spaces after the backslash (it must be the last character of the line)", last.offset - 1);
+    first = c.out.size();
+  }
+}
+
 // `HOSTS=( "$(scontrol show hostnames "$SLURM_JOB_NODELIST")" )`: quoted, the
 // substitution is not split, so ${HOSTS[0]} is every host name joined by
 // newlines and ${#HOSTS[@]} is 1.
@@ -120,14 +175,154 @@ void angle_redirects(FindingContext& c)
   }
 }
 
+// `if [ "$SLURM_CPUS_PER_TASK" > 0 ]`: the `>` redirects the test's (empty)
+// output into a file named `0`, and `[` sees one word, true when it is not
+// empty (bash(1), "CONDITIONAL EXPRESSIONS": numbers compare with -gt; `>`
+// compares strings only inside [[ … ]]).
+void test_redirects(FindingContext& c)
+{
+  for (int offset : c.model.test_redirects) {
+    const auto at = static_cast<std::size_t>(offset);
+    const char op = c.model.text[at];
+    const auto target_begin = c.model.text.find_first_not_of(" \t", at + 1);
+    const auto target_end = c.model.text.find_first_of(" \t\n;]", target_begin == std::string::npos ? at : target_begin);
+    const std::string target = target_begin == std::string::npos
+                                 ? std::string()
+                                 : c.model.text.substr(target_begin, target_end == std::string::npos
+                                                                       ? std::string::npos
+                                                                       : target_end - target_begin);
+    c.add(Severity::warning, "audit.test_redirect",
+          fmt::format("`{}` inside [ … ] is a redirection, not a comparison: bash {} `{}` and the test only checks "
+                      "that the word before it is not empty",
+                      op, op == '>' ? "creates (or empties) a file named" : "reads from a file named", target),
+          op == '>' ? "compare numbers with -gt (or -ge), strings with [[ a > b ]]"
+                    : "compare numbers with -lt (or -le), strings with [[ a < b ]]",
+          offset);
+  }
+}
+
+// `export /=/gpfs/…`: bash prints "not a valid identifier", the command
+// fails (under set -e the script stops) and nothing is set or exported.
+void invalid_names(FindingContext& c)
+{
+  for (const auto& [offset, word] : c.model.invalid_names) {
+    const std::string name = word.substr(0, word.find('='));
+    c.add(Severity::warning, "audit.invalid_name",
+          fmt::format("`{}` is not a variable name (letters, digits and `_`, not starting with a digit): bash says "
+                      "\"`{}': not a valid identifier\" and sets nothing, so the variable meant here is never set",
+                      name, word.size() > 40 ? word.substr(0, 40) + "…" : word),
+          "write the variable's name before the `=`", offset);
+  }
+}
+
+// Lower-case letters and digits of `s`: "--nemo_model" and "NEMO_MODEL" both
+// give "nemomodel".
+std::string squeezed_name(std::string_view s)
+{
+  std::string out;
+  for (const char ch : s) {
+    if (std::isalnum(static_cast<unsigned char>(ch)) != 0) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+  }
+  return out;
+}
+
+// `NEMO_MODEL=` then `--nemo_model ${NEMO_MODEL} --hf_token …`: unquoted, the
+// empty value is no word at all (bash(1), "Word Splitting": an unquoted
+// expansion that results in nothing is removed), so the option takes the
+// next word (`--hf_token`) as its value, or argparse stops with "expected
+// one argument". Only where the option names the variable, so that
+// `--fp16 $EXTRA_ARGS` (an empty list of extra words) is not taken for one.
+void empty_option_values(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  auto blank = [](char ch) { return ch == ' ' || ch == '\t'; };
+  for (std::size_t ai = 0; ai < m.assignments.size(); ++ai) {
+    const Assignment& a = m.assignments[ai];
+    if (a.kind != AssignKind::assign || a.prefix || a.is_array || !a.known || a.command < 0 || a.offset < 0
+        || m.commands[static_cast<std::size_t>(a.command)].depth != 0 || a.value.size() > 1
+        || (a.value.size() == 1 && !a.value.front().text().empty())) {
+      continue;
+    }
+    const std::size_t value_at = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
+    if (value_at < t.size() && t[value_at] == '<') {
+      continue;  // NAME=<placeholder>: the placeholder's finding
+    }
+    std::size_t until = t.size();
+    for (std::size_t bi = ai + 1; bi < m.assignments.size(); ++bi) {
+      if (m.assignments[bi].name == a.name && m.assignments[bi].offset > a.offset) {
+        until = static_cast<std::size_t>(m.assignments[bi].offset);
+        break;
+      }
+    }
+    bool reported = false;
+    for (const std::string& form : {"${" + a.name + "}", "$" + a.name}) {
+      for (auto at = t.find(form, static_cast<std::size_t>(a.offset)); !reported && at != std::string::npos && at < until;
+           at = t.find(form, at + 1)) {
+        const std::size_t end = at + form.size();
+        const bool word_end = end >= t.size() || blank(t[end]) || t[end] == '\n' || t[end] == '\\';
+        if (!word_end || at == 0 || !blank(t[at - 1])) {
+          continue;  // part of a longer word ($NAME_2, "${NAME}", x$NAME): not an empty word
+        }
+        const auto line_begin = t.rfind('\n', at);
+        const auto first = t.find_first_not_of(" \t", line_begin == std::string::npos ? 0 : line_begin + 1);
+        if (first != std::string::npos && t[first] == '#') {
+          continue;
+        }
+        // The word before it, on the same line: an option that names the variable.
+        const auto option_end = t.find_last_not_of(" \t", at - 1);
+        if (option_end == std::string::npos || t[option_end] == '\n') {
+          continue;
+        }
+        const auto before = t.find_last_of(" \t\n\"'", option_end);
+        const std::size_t option_begin = before == std::string::npos ? 0 : before + 1;
+        const std::string option = t.substr(option_begin, option_end - option_begin + 1);
+        if (!option.starts_with("-") || option.find('=') != std::string::npos) {
+          continue;
+        }
+        const std::string o = squeezed_name(option);
+        const std::string v = squeezed_name(a.name);
+        if (o.size() < 3 || (v.find(o) == std::string::npos && o.find(v) == std::string::npos)) {
+          continue;
+        }
+        // What the option takes instead: the next word (after a `\` line break).
+        std::size_t next = end;
+        while (next < t.size() && (blank(t[next]) || (t[next] == '\\' && next + 1 < t.size() && t[next + 1] == '\n')
+                                   || (next > 0 && t[next - 1] == '\\' && t[next] == '\n'))) {
+          ++next;
+        }
+        const auto next_end = t.find_first_of(" \t\n\"'", next);
+        const std::string taken = next < t.size() && t[next] != '\n' ? t.substr(next, next_end - next) : std::string();
+        c.add(Severity::warning, "audit.empty_option_value",
+              fmt::format("{} is empty (line {}) and `{}` is unquoted: it expands to no word, so {} {}", a.name,
+                          m.line_of(a.offset), form, option,
+                          taken.empty() ? "gets no value (argparse: \"expected one argument\")"
+                                        : fmt::format("takes `{}` as its value (or the program stops with \"expected "
+                                                      "one argument\")",
+                                                      taken)),
+              fmt::format("set {} or drop `{} {}` when it is empty: ${{{}:+{} \"${}\"}}", a.name, option, form, a.name,
+                          option, a.name),
+              static_cast<int>(option_begin));
+        reported = true;
+      }
+    }
+  }
+}
+
 } // namespace
 
 void word_findings(FindingContext& context)
 {
   comment_continuations(context);
+  space_after_backslash(context);
   array_comments(context);
   one_element_host_arrays(context);
   angle_redirects(context);
+  test_redirects(context);
+  invalid_names(context);
+  empty_option_values(context);
 }
 
 } // namespace lg::audit::detail

@@ -56,6 +56,9 @@ struct LexResult
   // Offsets of an unquoted `<WORD>` that bash reads as two redirections
   // (`<WORD` from a file, `>` into the next word): a placeholder left in.
   std::vector<int> angle_redirects;
+  // Offsets of a `>` or `<` between `[` (or `test`) and its `]`: a file
+  // redirection where a comparison was meant.
+  std::vector<int> test_redirects;
 };
 
 // Lex `source`. `depth` bounds recursion through nested $( … ) parsing.

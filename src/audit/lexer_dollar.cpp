@@ -3,6 +3,7 @@
 // position and the main loop resumes after it.
 #include "audit/lexer_impl.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -197,7 +198,13 @@ void Lexer::redirect(char c)
     add_part(std::move(part), start);
     return;
   }
+  // `[ "$N" > 0 ]`: inside test brackets `>` and `<` still redirect (bash(1),
+  // "SHELL GRAMMAR": redirections may appear anywhere in a simple command).
+  const bool spaced = m_pos > 0 && (m_src.text[m_pos - 1] == ' ' || m_src.text[m_pos - 1] == '\t');
   finish_word();
+  if (spaced && next != '&' && next != c && in_test_brackets()) {
+    m_out.test_redirects.push_back(off(m_pos));
+  }
   if (c == '<' && next == '<' && at(m_pos + 2) != '<') {
     const bool strip = at(m_pos + 2) == '-';
     m_pos += strip ? 3 : 2;
@@ -211,6 +218,29 @@ void Lexer::redirect(char c)
     ++m_pos;
   }
   m_redirect_target = true;
+}
+
+// The command read so far is `[ …` or `test …` (after if/elif/while/until/!)
+// and its `]` has not come yet.
+bool Lexer::in_test_brackets() const
+{
+  auto literal = [](const RawWord& w) {
+    return w.parts.size() == 1 && w.parts[0].kind == PartKind::literal && !w.parts[0].quoted ? w.parts[0].text.text
+                                                                                            : std::string();
+  };
+  std::size_t i = 0;
+  while (i < m_cmd.words.size()) {
+    const std::string kw = literal(m_cmd.words[i]);
+    if (kw != "if" && kw != "elif" && kw != "while" && kw != "until" && kw != "!") {
+      break;
+    }
+    ++i;
+  }
+  if (i >= m_cmd.words.size() || (literal(m_cmd.words[i]) != "[" && literal(m_cmd.words[i]) != "test")) {
+    return false;
+  }
+  return std::none_of(m_cmd.words.begin() + static_cast<std::ptrdiff_t>(i) + 1, m_cmd.words.end(),
+                      [&](const RawWord& w) { return literal(w) == "]"; });
 }
 
 void Lexer::open_paren()

@@ -31,6 +31,7 @@ private:
   void add_part(Part part, std::size_t i);
   void finish_word();
   void finish_command(const char* terminator);
+  bool in_test_brackets() const;
 
   void step();
   void single_quoted();

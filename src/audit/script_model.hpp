@@ -5,6 +5,7 @@
 // Produced by read_script (script_reader.hpp); pure data.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -162,10 +163,16 @@ struct ScriptModel
   std::vector<int> sources;                  // offsets of `source`/`.` commands
   std::vector<std::pair<int, int>> heredocs; // [begin, end) offsets of heredoc bodies
   std::vector<int> angle_redirects;          // offsets of unquoted `<WORD>` (lexer.hpp)
+  std::vector<int> test_redirects;           // offsets of `>`/`<` inside [ … ] (lexer.hpp)
+  // `export /=…`: a word that is not a variable name (offset, the word).
+  std::vector<std::pair<int, std::string>> invalid_names;
   // [begin, end) of the commands in branches the script's own values never
   // take (shell_condition.hpp): not run, but their text still holds what a
   // person must fill in (placeholders).
   std::vector<std::pair<int, int>> dead_commands;
+  // [begin, end) of function bodies: there $1, $@ and $* are the function's
+  // arguments, given where it is called (bash manual, "Shell Functions").
+  std::vector<std::pair<int, int>> function_bodies;
 
   // Assignments in front of a builtin that runs nothing (`NCCL_DEBUG=INFO cd
   // /opt/NeMo`), in the script or in a `bash -c "…"` it runs: each is the
@@ -179,6 +186,11 @@ struct ScriptModel
   std::vector<BuiltinPrefix> builtin_prefixes;  bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;
+  bool in_function(int offset) const
+  {
+    return std::any_of(function_bodies.begin(), function_bodies.end(),
+                       [offset](const auto& body) { return offset >= body.first && offset < body.second; });
+  }
   int line_of(int offset) const { return position(offset).line; }
   // Offset of the first character of `line` (1-based), or text.size().
   int line_begin(int line) const;

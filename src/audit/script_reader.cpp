@@ -98,6 +98,7 @@ ScriptModel read_script(std::string text, const ReadOptions& options)
   detail::LexResult lexed = detail::lex(source, 0);
   model.heredocs = lexed.heredocs;
   model.angle_redirects = lexed.angle_redirects;
+  model.test_redirects = lexed.test_redirects;
   if (!lexed.commands.empty()) {
     model.first_command_offset = lexed.commands.front().begin;
   }

@@ -3,6 +3,8 @@
 // above the point of use, whichever branch assigned it.
 #include "audit/shell_eval.hpp"
 
+#include <algorithm>
+
 
 namespace lg::audit::detail {
 
@@ -17,6 +19,13 @@ std::string plain(const RawWord& word)
     return word.parts[0].text.text;
   }
   return {};
+}
+
+// A shell name: letters, digits and underscores, not starting with a digit.
+bool identifier_word(const std::string& text)
+{
+  return !text.empty() && name_start(text[0])
+         && std::all_of(text.begin(), text.end(), [](char ch) { return name_char(ch); });
 }
 
 bool only_literals(const RawWord& word)
@@ -201,6 +210,15 @@ void Evaluator::declare(const RawCommand& raw, std::size_t from, const std::stri
     bool append = false;
     if (assignment_prefix(word, append) > 0) {
       apply(make_assignment(word, command), export_it);
+      continue;
+    }
+    // `export /=/path`: bash says "`/=/path': not a valid identifier",
+    // returns 1 and sets nothing (bash(1), "DEFINITIONS": a name is letters,
+    // digits and underscores, not starting with a digit). Subscripts
+    // (`a[1]=x`) are left alone.
+    if (const std::string text = plain(word); !text.empty() && text.find('[') == std::string::npos
+                                               && !identifier_word(text.substr(0, text.find('=')))) {
+      m_model.invalid_names.emplace_back(word.begin, text);
       continue;
     }
     if (!export_it || !plain(word).size()) {

@@ -57,8 +57,11 @@ private:
     bool dead = false;   // the current branch (or condition) never runs
     bool taken = false;  // an earlier branch's condition is known true
     std::optional<bool> condition;  // of the last if/elif, once evaluated
+    bool function = false;  // a function body: `name() {` or `function name {`
+    int begin = -1;
   };
   std::vector<Block> m_open;
+  bool m_function_header = false;  // the last command was `name (`: a function definition's `{` follows
   bool m_condition = false;  // the command being read is an if/elif condition
   bool m_negated = false;    // … written `if ! …`
   bool dead() const { return !m_open.empty() && m_open.back().dead; }

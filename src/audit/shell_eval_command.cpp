@@ -40,18 +40,27 @@ void Evaluator::track_blocks(const RawCommand& raw)
 {
   m_condition = false;
   m_negated = false;
+  // `name() {`: the lexer ends the command `name` at '(' and reads `{` next.
+  const bool header = m_function_header;
+  if (!raw.words.empty()) {
+    m_function_header = raw.terminator == "(" && raw.words.size() == 1 && !plain_word(raw.words[0]).empty();
+  }
   std::size_t i = 0;
   for (; i < raw.words.size(); ++i) {
     const std::string kw = plain_word(raw.words[i]);
     if (kw == "fi" || kw == "done" || kw == "esac" || kw == "}") {
       m_blocks = m_blocks > 0 ? m_blocks - 1 : 0;
       if (!m_open.empty()) {
+        if (m_open.back().function) {
+          m_model.function_bodies.emplace_back(m_open.back().begin, raw.end);
+        }
         m_open.pop_back();
       }
     } else if (kw == "if" || kw == "for" || kw == "while" || kw == "until" || kw == "case" || kw == "select"
                || kw == "{") {
       ++m_blocks;
-      m_open.push_back(Block{kw == "if", dead(), dead(), false, std::nullopt});
+      m_open.push_back(Block{kw == "if", dead(), dead(), false, std::nullopt, kw == "{" && header && i == 0,
+                             raw.begin});
       m_condition = kw == "if";
     } else if (kw == "then" || kw == "else" || kw == "elif") {
       enter_branch(kw);
@@ -64,7 +73,8 @@ void Evaluator::track_blocks(const RawCommand& raw)
   m_command_depth = m_blocks;
   if (i < raw.words.size() && raw.words.size() > 1 && plain_word(raw.words.back()) == "{") {
     ++m_blocks;
-    m_open.push_back(Block{false, dead(), dead(), false, std::nullopt});
+    m_open.push_back(
+      Block{false, dead(), dead(), false, std::nullopt, header || plain_word(raw.words[0]) == "function", raw.begin});
   }
 }
 

@@ -157,6 +157,45 @@ expect_run_clean() {
     done
 }
 
+# Run function $1 once per remaining argument, up to four at a time (the local
+# cluster has four nodes; a case is one job at a time), each in its own
+# directory of $work holding a copy of job.toml if there is one, with work=
+# that directory so lg_run's state is its own. A case's output is printed when its batch ends;
+# any failing case fails the test (after its batch, with its output). For
+# cases that spend their time waiting on Slurm, not on the CPU.
+each_in_parallel() {
+    local fn=$1 i=0 j failed=0
+    shift
+    local items=("$@")
+    while [ "$i" -lt "${#items[@]}" ]; do
+        local pids=() dirs=()
+        for j in 0 1 2 3; do
+            [ $((i + j)) -lt "${#items[@]}" ] || break
+            local dir="$work/case-$((i + j))"
+            mkdir -p "$dir"
+            if [ -f job.toml ]; then cp job.toml "$dir/"; fi
+            (cd "$dir"; work=$dir; "$fn" "${items[$((i + j))]}") > "$dir.log" 2>&1 &
+            pids+=("$!")
+            dirs+=("$dir")
+        done
+        for j in "${!pids[@]}"; do
+            if wait "${pids[$j]}"; then
+                cat "${dirs[$j]}.log"
+            else
+                echo "case '${items[$((i + j))]}' failed (files in ${dirs[$j]}):" >&2
+                cat "${dirs[$j]}.log" >&2
+                failed=1
+            fi
+        done
+        i=$((i + ${#pids[@]}))
+    done
+    if [ "$failed" = 1 ]; then
+        trap - EXIT
+        echo "FAIL $test_name (files kept in $work)" >&2
+        exit 1
+    fi
+}
+
 # Make directory $1 hold wrappers around the real Slurm tools that log each
 # call's tool name to $1/calls before running it (put $1 first on PATH).
 make_counting_shim() {
