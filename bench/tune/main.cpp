@@ -2,7 +2,9 @@
 // layouts (bridge_performance.json). Calibration set: releases 25.09 and
 // 25.11; every other release is held out.
 // Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune]
-//        [--no-search] [--speed]   (--no-search: the tune table without the searches: fit and pairs only)
+//        [--no-search] [--speed] [--only TEXT] [--dump FILE]
+//        (--only: the rows whose release|task|model|system|precision|gpus|gbs|seq contains TEXT;
+//        --dump: per problem, the best candidate of each distinct layout, as CSV)   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
 #include "rows.hpp"
@@ -24,6 +26,10 @@
 namespace {
 
 using lg::bench::Row;
+
+// --dump FILE: every candidate of every problem's search, one CSV line each
+// (for studying the ranking offline).
+std::ofstream* g_dump = nullptr;
 
 bool calibration_release(const std::string& release)
 {
@@ -246,7 +252,8 @@ Ranked distinct(const std::vector<lg::tune::Candidate>& candidates)
 // borderline (tune --borderline). One search gives both: the fits-only
 // candidates are the same either way (a layout heavier than a borderline one is
 // not `fits` either) and are ranked again on their own.
-std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, bool borderline)
+std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, bool borderline,
+                                       const std::string& problem_tag = "")
 {
   lg::tune::Request request;
   request.base = published;
@@ -257,6 +264,38 @@ std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, boo
   const std::clock_t start = std::clock();
   const auto result = lg::tune::search(request);
   const double seconds = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+  if (g_dump != nullptr) {
+    // The best candidate per distinct key, among `fits` ones and among all.
+    std::map<std::string, std::pair<const lg::tune::Candidate*, const lg::tune::Candidate*>> best;
+    for (const auto& c : result.candidates) {
+      auto& [fit, any] = best[key_of(c.layout)];
+      const double v = c.throughput.tokens_per_sec_per_gpu;
+      if (any == nullptr || v > any->throughput.tokens_per_sec_per_gpu) {
+        any = &c;
+      }
+      if (c.verdict == lg::estimate::Verdict::fits && (fit == nullptr || v > fit->throughput.tokens_per_sec_per_gpu)) {
+        fit = &c;
+      }
+    }
+    for (const auto& [key, pair] : best) {
+      for (const lg::tune::Candidate* c : {pair.first, pair.second}) {
+        if (c == nullptr) {
+          continue;
+        }
+        const auto& l = c->layout;
+        std::string line = fmt::format("C,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.6g}", problem_tag,
+                                       c == pair.first ? 1 : 0, l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp,
+                                       l.micro_batch_size, l.fsdp ? 1 : 0, l.recompute, l.sequence_parallel ? 1 : 0,
+                                       l.distributed_optimizer ? 1 : 0,
+                                       c->verdict == lg::estimate::Verdict::fits ? 1 : 0,
+                                       c->band_bytes / result.capacity_bytes, c->throughput.tokens_per_sec_per_gpu);
+        for (const auto& [name, v] : c->throughput.costs) {
+          line += fmt::format(",{:.6g}", v);
+        }
+        *g_dump << line << "\n";
+      }
+    }
+  }
   std::vector<lg::tune::Candidate> fits;
   for (const auto& c : result.candidates) {
     if (c.verdict == lg::estimate::Verdict::fits) {
@@ -346,11 +385,16 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
   std::vector<std::string> lines;
   for (const auto& [problem, members] : by_problem) {
     const auto [ranked, with_borderline] =
-        search ? rank_layouts(members.front()->spec, true) : std::pair<Ranked, Ranked>{};
+        search ? rank_layouts(members.front()->spec, true, problem) : std::pair<Ranked, Ranked>{};
     slowest = std::max(slowest, ranked.seconds);
     std::map<std::string, const Predicted*> published;
     for (const Predicted* p : members) {
       published.emplace(key_of(p->row), p);
+      if (g_dump != nullptr) {
+        *g_dump << fmt::format("PUB,{},{},{},{},{},{},{},{},{},{},{:.6g},{:.6g}\n", problem, p->row.release, p->row.tp,
+                               p->row.pp, p->row.vpp, p->row.cp, p->row.ep, p->row.mbs, p->row.fsdp > 0 ? 1 : 0,
+                               fits_outright[p] ? 1 : 0, p->row.tokens, p->t.tokens_per_sec_per_gpu);
+      }
     }
     for (const auto& [key, p] : published) {
       const int pos = ranked.position(key);
@@ -461,14 +505,30 @@ int main(int argc, char** argv)
   fmt::print("source: {} {} @ {}\n", source.at("project").get<std::string>(),
              source.at("files").dump(), source.at("commit").get<std::string>());
   std::vector<Predicted> rows;
+  std::string only;  // --only TEXT: the rows whose problem contains TEXT (a quicker look)
+  for (int i = 3; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--only") {
+      only = argv[i + 1];
+    }
+  }
   for (const Row& row : lg::bench::read_rows(doc)) {
     if (!row.judged) {
       continue;  // no consistent layout in the row (corrections.cpp)
+    }
+    if (!only.empty() && row.problem().find(only) == std::string::npos) {
+      continue;
     }
     Predicted p{row, lg::bench::row_spec(row, options), 0, {}};
     p.t = lg::throughput::predict(p.spec);
     p.error = p.t.tokens_per_sec_per_gpu / row.tokens - 1;
     rows.push_back(std::move(p));
+  }
+  std::ofstream dump;
+  for (int i = 3; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--dump") {
+      dump.open(argv[i + 1]);
+      g_dump = &dump;
+    }
   }
   if (flags.count("--speed") != 0) {
     speed(options);

@@ -5,6 +5,8 @@
 #   bench/tune/run.sh --calibrate   refit the per-system efficiencies (25.09 + 25.11 only)
 #   bench/tune/run.sh --speed       only the speed figure (Llama3.1-405B x 1024 H100)
 #   bench/tune/run.sh --rows        also every row and every problem's ranks (--ranks: the ranks only)
+#   bench/tune/run.sh --only TEXT   only the problems whose release|task|model|system|... contains TEXT
+#   bench/tune/run.sh --dump FILE   also write each problem's best candidate per distinct layout (CSV)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${BUILD_DIR:-$root/build-bench}"

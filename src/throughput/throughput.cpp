@@ -466,10 +466,16 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   const bool fsdp_params = t.fsdp != config::Fsdp::none && t.fsdp_sharding == "optim_grads_params";
   if (fsdp_params) {
     // Parameters gathered for forward and again for backward, gradients
-    // reduce-scattered, every microbatch, prefetched behind its compute.
-    const double per_mb = ring_seconds(dense_trainable * param_bytes, dense_group, s.bw_dp) * 2
+    // reduce-scattered, every microbatch, prefetched behind its compute. FSDP
+    // shards every parameter, frozen ones included (Megatron-LM
+    // megatron/core/distributed/fsdp: the base weights of a LoRA job are
+    // sharded and gathered like any other), so the gathers move the whole
+    // model; only the gradients are the trainable ones.
+    const double dense_sharded = params.dense + (s.lora ? params.lora : 0);
+    const double expert_sharded = params.experts;
+    const double per_mb = ring_seconds(dense_sharded * param_bytes, dense_group, s.bw_dp) * 2
                           + ring_seconds(dense_trainable * grad_bytes, dense_group, s.bw_dp)
-                          + ring_seconds(expert_trainable * param_bytes, expert_group, bw_edp) * 2
+                          + ring_seconds(expert_sharded * param_bytes, expert_group, bw_edp) * 2
                           + ring_seconds(expert_trainable * grad_bytes, expert_group, bw_edp);
     fsdp = m * exposed_seconds(per_mb, pace.total() / m, s.rates.overlap_efficiency, true);
   } else {

@@ -197,3 +197,29 @@ TEST_CASE("CP ring attention: 3 (cp - 1) KV sends a layer, bytes plus latency, (
   const double layer = (1 - rates.overlap_efficiency) * 3 * send;
   CHECK(throughput::cost(throughput::predict(spec), "cp_comm") == doctest::Approx(layer * 20 * 32));
 }
+
+TEST_CASE("FSDP under LoRA gathers the frozen base weights every microbatch, reduces only the adapters' grads")
+{
+  // Megatron FSDP (optim_grads_params) shards every parameter, frozen ones included
+  // (Megatron-LM megatron/core/distributed/fsdp/src/README.md: one ParamAndGradBuffer holds
+  // them all; the memory estimate shards the base weights the same way), so each microbatch
+  // all-gathers the whole stage for forward and again for backward; the gradient
+  // reduce-scatter carries the trainable adapters only. By hand with no overlap (efficiency 0):
+  // 8 GPUs in one NVLink domain, FSDP over 8, GBS 32 / (DP 8 x MBS 1) = 4 microbatches.
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.tp = 1;
+  spec.parallelism.pp = 1;
+  spec.parallelism.vpp.reset();
+  spec.parallelism.sequence_parallel = false;
+  spec.cluster.nodes = 1;
+  spec.training.fsdp = config::Fsdp::megatron;
+  spec.peft.method = "lora";
+  auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  rates.overlap_efficiency = 0;
+  const auto params = estimate::stage_parameters(spec, estimate::pipeline_layout(spec).front());
+  const double bw = rates.nvlink_bw * rates.nvlink_efficiency;
+  const double per_microbatch = 2 * throughput::ring_seconds((params.dense + params.lora) * 2, 8, bw)
+                                + throughput::ring_seconds(params.lora * 2, 8, bw);
+  CHECK(params.dense > 100 * params.lora);   // the gathers are the base weights'
+  CHECK(throughput::cost(throughput::predict(spec, rates), "fsdp_comm") == doctest::Approx(4 * per_microbatch));
+}
