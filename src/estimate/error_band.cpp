@@ -1,7 +1,9 @@
 #include "estimate/error_band.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
+#include <utility>
 
 namespace lg::estimate {
 namespace {
@@ -33,32 +35,52 @@ bool recomputes(const config::JobSpec& spec)
   return spec.training.recompute.granularity != config::RecomputeGranularity::none;
 }
 
+// The feature groups, in feature_groups() order.
+constexpr const char* k_group_names[] = {"pp_vpp", "cp", "moe_ep", "mla", "mtp", "lora", "fp8",
+                                         "recompute", "offload", "cuda_graphs", "fsdp"};
+
+// Bit i set when the job is in group k_group_names[i].
+unsigned feature_bits(const config::JobSpec& spec)
+{
+  const auto& p = spec.parallelism;
+  const auto& t = spec.training;
+  const bool on[] = {
+    p.pp > 1,
+    p.cp > 1,
+    spec.model.moe.has_value(),
+    spec.model.mla.has_value(),
+    spec.model.mtp_num_layers > 0,
+    spec.peft.method != "none",
+    config::is_fp8(t.precision) || config::is_fp4(t.precision),
+    recomputes(spec),
+    t.cpu_offloading_layers > 0 || t.fine_grained_activation_offloading || t.optimizer.cpu_offload_fraction > 0,
+    t.cuda_graphs != config::CudaGraphs::none,
+    t.fsdp != config::Fsdp::none,
+  };
+  static_assert(std::size(on) == std::size(k_group_names));
+  unsigned bits = 0;
+  for (std::size_t i = 0; i < std::size(on); ++i) {
+    bits |= on[i] ? 1U << i : 0U;
+  }
+  return bits;
+}
+
+std::vector<std::string> groups_of(unsigned bits)
+{
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < std::size(k_group_names); ++i) {
+    if ((bits & (1U << i)) != 0) {
+      out.emplace_back(k_group_names[i]);
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 std::vector<std::string> feature_groups(const config::JobSpec& spec)
 {
-  const auto& p = spec.parallelism;
-  const auto& t = spec.training;
-  std::vector<std::string> out;
-  const auto add = [&](bool on, const char* name) {
-    if (on) {
-      out.emplace_back(name);
-    }
-  };
-  add(p.pp > 1, "pp_vpp");
-  add(p.cp > 1, "cp");
-  add(spec.model.moe.has_value(), "moe_ep");
-  add(spec.model.mla.has_value(), "mla");
-  add(spec.model.mtp_num_layers > 0, "mtp");
-  add(spec.peft.method != "none", "lora");
-  add(config::is_fp8(t.precision) || config::is_fp4(t.precision), "fp8");
-  add(recomputes(spec), "recompute");
-  add(t.cpu_offloading_layers > 0 || t.fine_grained_activation_offloading ||
-          t.optimizer.cpu_offload_fraction > 0,
-      "offload");
-  add(t.cuda_graphs != config::CudaGraphs::none, "cuda_graphs");
-  add(t.fsdp != config::Fsdp::none, "fsdp");
-  return out;
+  return groups_of(feature_bits(spec));
 }
 
 std::string feature_mix(const std::vector<std::string>& groups)
@@ -73,9 +95,11 @@ std::string feature_mix(const std::vector<std::string>& groups)
   return out;
 }
 
-Band error_band(const config::JobSpec& spec)
+namespace {
+
+Band band_of(unsigned bits)
 {
-  const auto groups = feature_groups(spec);
+  const auto groups = groups_of(bits);
   const std::string mix = feature_mix(groups);
   if (const BandRow* row = find(mix); row != nullptr && row->records >= 3) {
     return Band{row->p90, mix, row->records};
@@ -99,6 +123,22 @@ Band error_band(const config::JobSpec& spec)
     return Band{all->p90, "all", all->records};
   }
   return Band{0.10, "default", 0};
+}
+
+} // namespace
+
+Band error_band(const config::JobSpec& spec)
+{
+  // The band depends on the feature mix only; a search meets a few mixes
+  // many times. At most one entry per mix (2^11).
+  thread_local std::vector<std::pair<unsigned, Band>> known;
+  const unsigned bits = feature_bits(spec);
+  for (const auto& [k, band] : known) {
+    if (k == bits) {
+      return band;
+    }
+  }
+  return known.emplace_back(bits, band_of(bits)).second;
 }
 
 } // namespace lg::estimate

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace lg::estimate {
 namespace {
@@ -181,10 +182,12 @@ void add_assumptions(const config::JobSpec& spec, const Options& options, Estima
 Estimate estimate(const config::JobSpec& spec, const Options& options)
 {
   Estimate out;
-  out.parameters = count_parameters(spec.model, config::padded_vocab_size(spec));
+  out.parameters = options.parameters != nullptr
+                       ? *options.parameters
+                       : count_parameters(spec.model, config::padded_vocab_size(spec));
   out.capacity_bytes = saturate(static_cast<double>(spec.cluster.gpu_info.capacity_bytes));
-  const Band band = error_band(spec);
-  out.band_group = band.source;
+  Band band = error_band(spec);
+  out.band_group = std::move(band.source);
   double per_gpu = 0;
   const auto layouts = shared_pipeline_layout(spec);  // a search's layouts share pipelines
   out.stages.reserve(layouts->size());
@@ -209,14 +212,14 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
     return out;
   }
   add_assumptions(spec, options, out);
-  if (band.records == 0 && band.source.starts_with("unvalidated:")) {
+  if (band.records == 0 && out.band_group.starts_with("unvalidated:")) {
     out.assumptions.push_back("error band: " + std::to_string(static_cast<int>(band.relative * 100 + 0.5)) +
-                              "% because no validation record covers " + band.source.substr(12) +
+                              "% because no validation record covers " + out.band_group.substr(12) +
                               " (the accuracy bound, not a measured error)");
   } else {
     out.assumptions.push_back("error band: p90 of |estimate - measured| / measured over " +
                               std::to_string(band.records) + " validation record" +
-                              (band.records == 1 ? "" : "s") + " (" + band.source + ")");
+                              (band.records == 1 ? "" : "s") + " (" + out.band_group + ")");
   }
   return out;
 }

@@ -22,6 +22,7 @@ struct ParameterCounts
   std::int64_t total = 0;    // whole model, embeddings and MTP included
   std::int64_t active = 0;   // per token (top-k routed experts only)
   std::int64_t per_gpu = 0;  // on the most loaded GPU
+  bool operator==(const ParameterCounts&) const = default;
 };
 
 struct StageEstimate
@@ -84,6 +85,11 @@ struct Options
   // Whether to write Estimate::assumptions (the explanatory lines): off in
   // tune's search, which reads only the numbers and the verdict.
   bool assumptions = true;
+  // count_parameters(spec.model, config::padded_vocab_size(spec)) when the
+  // caller has it already (tune: one model, many layouts; the padded vocabulary
+  // changes with TP only), else null and the estimate counts. per_gpu is
+  // ignored (the estimate fills it).
+  const ParameterCounts* parameters = nullptr;
 };
 
 // Estimate per-GPU memory for `spec`. Never throws for a spec that passed

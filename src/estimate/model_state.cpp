@@ -1,6 +1,7 @@
 #include "estimate/model_state.hpp"
 
 #include <algorithm>
+#include <string_view>
 
 namespace lg::estimate {
 namespace {
@@ -74,8 +75,8 @@ Sharding sharding(const config::JobSpec& spec, int n)
   Sharding s;
   const double group = std::max(1, n);
   if (t.fsdp != Fsdp::none) {
-    const std::string& mode = t.fsdp == Fsdp::torch ? std::string("optim_grads_params")
-                                                    : t.fsdp_sharding;
+    const std::string_view mode = t.fsdp == Fsdp::torch ? std::string_view("optim_grads_params")
+                                                        : std::string_view(t.fsdp_sharding);
     if (mode == "optim" || mode == "optim_grads" || mode == "optim_grads_params") {
       s.optimizer = group;
     }

@@ -3,6 +3,9 @@
 #include "util/error.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <string>
+#include <unordered_map>
 
 namespace lg::estimate {
 namespace {
@@ -166,23 +169,38 @@ PipelineKey pipeline_key(const config::JobSpec& spec)
           p.pipeline_layout};
 }
 
+struct PipelineKeyHash
+{
+  std::size_t operator()(const PipelineKey& k) const
+  {
+    std::size_t h = std::hash<std::string>{}(k.layout);
+    for (const int v : {k.pp, k.vpp, k.first, k.last, k.layers, k.mtp, k.microbatches, k.group,
+                        (k.embedding ? 1 : 0) + (k.loss ? 2 : 0)}) {
+      h = h * 1000003U ^ std::hash<int>{}(v);
+    }
+    return h;
+  }
+};
+
 } // namespace
 
 std::shared_ptr<const std::vector<StageLayout>> shared_pipeline_layout(const config::JobSpec& spec)
 {
-  constexpr std::size_t k_kept = 16;
-  thread_local std::vector<std::pair<PipelineKey, std::shared_ptr<const std::vector<StageLayout>>>> kept;
+  // A search over the whole space meets a few hundred pipelines, each of them
+  // again and again (the microbatch count repeats across TP, CP and MBS):
+  // keep them all, up to a bound, and start afresh past it.
+  constexpr std::size_t k_kept = 1024;
+  thread_local std::unordered_map<PipelineKey, std::shared_ptr<const std::vector<StageLayout>>, PipelineKeyHash>
+      kept;
   PipelineKey key = pipeline_key(spec);
-  for (const auto& [k, layout] : kept) {
-    if (k == key) {
-      return layout;
-    }
+  if (const auto it = kept.find(key); it != kept.end()) {
+    return it->second;
+  }
+  if (kept.size() >= k_kept) {
+    kept.clear();
   }
   auto layout = std::make_shared<const std::vector<StageLayout>>(pipeline_layout(spec));
-  if (kept.size() >= k_kept) {
-    kept.erase(kept.begin());
-  }
-  kept.emplace_back(std::move(key), layout);
+  kept.emplace(std::move(key), layout);
   return layout;
 }
 

@@ -47,10 +47,10 @@ std::vector<int> in_flight_per_chunk(int in_flight, int vpp, int group);
 // go to the last ranks; a degenerate spec yields a best-effort layout.
 std::vector<StageLayout> pipeline_layout(const config::JobSpec& spec);
 
-// The same, shared: the last few layouts are kept per thread, keyed by what
-// pipeline_layout reads (PP, VPP, the split settings, the layer counts, the
-// microbatches), so a search over many layouts that share a pipeline builds it
-// once. The result stays valid while held.
+// The same, shared: the layouts are kept per thread (up to a bound), keyed by
+// what pipeline_layout reads (PP, VPP, the split settings, the layer counts,
+// the microbatches), so a search over many layouts that share a pipeline
+// builds it once. The result stays valid while held.
 std::shared_ptr<const std::vector<StageLayout>> shared_pipeline_layout(const config::JobSpec& spec);
 
 // Return the number of decoder layers of each virtual stage, in Megatron's

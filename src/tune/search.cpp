@@ -185,6 +185,9 @@ Result search(const Request& request)
   estimate::Options options;
   options.expandable_segments = request.expandable_segments;
   options.assumptions = false;  // numbers and verdicts only
+  estimate::ParameterCounts model_parameters;
+  std::int64_t counted_vocab = -1;
+  options.parameters = &model_parameters;
   config::JobSpec work = base;  // one working copy, rewritten per layout
   // Named copies, not a structured binding: clang 14 cannot capture one.
   const auto parameter_split = dense_and_expert_parameters(base);
@@ -216,6 +219,11 @@ Result search(const Request& request)
           return false;
         }
         apply_layout(layout, result.recompute_choices, result.keep, work);
+        // The model's counts change with the padded vocabulary only (TP).
+        if (const std::int64_t vocab = config::padded_vocab_size(work); vocab != counted_vocab) {
+          model_parameters = estimate::count_parameters(work.model, vocab);
+          counted_vocab = vocab;
+        }
         const estimate::Estimate est = estimate::estimate(work, options);
         const double band = est.peak_bytes + est.band_bytes;  // the band's upper edge
         ++result.estimated;

@@ -3,6 +3,7 @@
 #include "support/stage_component.hpp"
 #include "estimate/activations.hpp"
 #include "estimate/estimate.hpp"
+#include "estimate/parameters.hpp"
 #include "estimate/pipeline.hpp"
 #include "support/builders.hpp"
 
@@ -153,6 +154,39 @@ TEST_CASE("estimate: distributed optimizer shards optimizer state over DP")
   const auto plain = lg::estimate::estimate(spec, no_what_if());
   CHECK(lg::testing::stage_component(plain.stages[0], "optimizer_state") ==
         doctest::Approx(2 * lg::testing::stage_component(dist.stages[0], "optimizer_state")));
+}
+
+// tune passes the model's counts, computed once, to every estimate of its
+// search (Options::parameters); the estimate must be the one it computes alone.
+TEST_CASE("estimate: counts passed in Options give the estimate's own result")
+{
+  const auto spec = lg::testing::moe_container_job();
+  const auto alone = lg::estimate::estimate(spec, no_what_if());
+  const auto counts = lg::estimate::count_parameters(spec.model, lg::config::padded_vocab_size(spec));
+  Options passed = no_what_if();
+  passed.parameters = &counts;
+  const auto given = lg::estimate::estimate(spec, passed);
+  CHECK(given.parameters == alone.parameters);
+  CHECK(given.peak_bytes == alone.peak_bytes);
+  CHECK(given.verdict == alone.verdict);
+}
+
+// shared_pipeline_layout keeps what it built, per key: the same layouts as
+// pipeline_layout, built once.
+TEST_CASE("pipeline: shared layouts are pipeline_layout's, one per key")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  const auto first = lg::estimate::shared_pipeline_layout(spec);
+  const auto built = lg::estimate::pipeline_layout(spec);
+  REQUIRE(first->size() == built.size());
+  for (std::size_t r = 0; r < built.size(); ++r) {
+    CHECK((*first)[r].layers == built[r].layers);
+    CHECK((*first)[r].chunk_in_flight == built[r].chunk_in_flight);
+  }
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;  // not read: the same layouts
+  CHECK(lg::estimate::shared_pipeline_layout(spec) == first);
+  spec.training.global_batch_size *= 2;  // more microbatches: another pipeline
+  CHECK(lg::estimate::shared_pipeline_layout(spec) != first);
 }
 
 TEST_SUITE_END();

@@ -413,6 +413,32 @@ TEST_CASE("error band: the stage carries band x peak and the verdict uses the up
   CHECK(lg::estimate::feature_mix(lg::estimate::feature_groups(spec)) == "pp_vpp+fp8");
 }
 
+// The groups' order makes the mix names of error_band_data.inc; error_band
+// keeps each mix's band per thread, so asking again gives the same band.
+TEST_CASE("error band: every group, in the fixed order; asked again, the same band")
+{
+  auto spec = lg::testing::minimal_job_spec();
+  spec.parallelism.pp = 2;
+  spec.parallelism.cp = 2;
+  spec.model.moe = lg::config::MoeSpec{};
+  spec.model.mla = lg::config::MlaSpec{};
+  spec.model.mtp_num_layers = 1;
+  spec.peft.method = "lora";
+  spec.training.precision = lg::config::Precision::fp8_cs;
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;
+  spec.training.cpu_offloading_layers = 1;
+  spec.training.cuda_graphs = lg::config::CudaGraphs::local;
+  spec.training.fsdp = lg::config::Fsdp::megatron;
+  CHECK(lg::estimate::feature_mix(lg::estimate::feature_groups(spec)) ==
+        "pp_vpp+cp+moe_ep+mla+mtp+lora+fp8+recompute+offload+cuda_graphs+fsdp");
+  const auto first = lg::estimate::error_band(spec);
+  (void)lg::estimate::error_band(lg::testing::minimal_job_spec());
+  const auto again = lg::estimate::error_band(spec);
+  CHECK(again.relative == first.relative);
+  CHECK(again.source == first.source);
+  CHECK(again.records == first.records);
+}
+
 TEST_CASE("dropout: Megatron's generic default is 0.1")
 {
   // transformer_config.py hidden_dropout / attention_dropout = 0.1.
