@@ -29,9 +29,11 @@ bool runtime_variable(const std::string& name)
 {
   // HF_: only the variables huggingface_hub/datasets read (HF_HOME,
   // HF_HUB_*, HF_DATASETS_*), not a script's own HF_CONFIG or HF_MODEL.
-  static constexpr std::array<std::string_view, 19> k_prefixes = {
+  // WANDB_: the wandb library reads WANDB_MODE, WANDB_PROJECT … from the
+  // environment of the training process (docs.wandb.ai, "Environment variables").
+  static constexpr std::array<std::string_view, 20> k_prefixes = {
     "CUDA_", "NCCL_", "PYTORCH_", "TORCH_", "NVTE_", "OMP_", "HF_HUB_", "HF_DATASETS_", "TRANSFORMERS_", "TRITON_",
-    "UCX_", "FI_", "GLOO_", "TOKENIZERS_", "CUBLAS_", "NVLINK_", "NUM_OF_", "CUDNN", "MASTER_"};
+    "UCX_", "FI_", "GLOO_", "TOKENIZERS_", "CUBLAS_", "NVLINK_", "NUM_OF_", "CUDNN", "MASTER_", "WANDB_"};
   for (auto prefix : k_prefixes) {
     if (name.starts_with(prefix)) {
       return true;
@@ -209,6 +211,9 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.test_redirect", Severity::warning, "`>` or `<` inside [ … ]: a redirection that creates a file, not a comparison"},
     {"audit.invalid_name", Severity::warning, "export/declare of a word that is not a variable name: bash refuses it, nothing is set"},
     {"audit.empty_option_value", Severity::warning, "--opt $VAR with VAR empty and unquoted: the option takes the next word as its value"},
+    {"audit.assignment_space", Severity::error, "`NAME= 6379`: a space after '=': the value runs as a command, NAME stays unset"},
+    {"audit.shebang_argument", Severity::error, "#!/bin/sh –l with a typographic dash: the interpreter takes the word for the script file"},
+    {"audit.empty_quoted_word", Severity::warning, "\"$VAR\" among srun's options with VAR empty: srun runs \"\" as the program"},
     {"audit.host_array_one_element", Severity::warning, "a host array built from a quoted $(scontrol show hostnames): one element"},
     {"audit.shellcheck", Severity::error, "audit --shellcheck: a shellcheck code that breaks a batch job (parse errors, line breaks, arrays, cd, exec)"},
   };

@@ -65,12 +65,17 @@ std::string long_name(char short_name)
   return std::string(1, short_name);
 }
 
+// Options without a value, or whose value is optional (then it needs '=':
+// getopt_long, optional_argument), so that the next word is not theirs.
 bool long_flag(const std::string& name)
 {
-  static constexpr std::array<const char*, 16> k_flags = {
+  static constexpr std::array<const char*, 30> k_flags = {
     "exclusive", "requeue", "no-requeue", "overcommit", "contiguous", "hold", "parsable", "wait",
     "use-min-nodes", "spread-job", "test-only", "ignore-pbs", "oversubscribe", "reboot", "verbose",
-    "quiet"};
+    "quiet", "get-user-env", "propagate", "no-kill", "nice", "x11", "help", "usage", "version",
+    // pyxis (NVIDIA/pyxis README, "Usage")
+    "container-mount-home", "no-container-mount-home", "container-remap-root", "no-container-remap-root",
+    "container-writable", "container-readonly"};
   for (const char* flag : k_flags) {
     if (name == flag) {
       return true;
@@ -79,11 +84,47 @@ bool long_flag(const std::string& name)
   return false;
 }
 
-void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Directive>& out)
+// Long options that take a value (required_argument in Slurm 22.05
+// src/sbatch/opt.c): the next word is theirs even when it starts with '-'
+// (`--comment "-j x"`), as getopt_long gives it.
+bool long_takes_value(const std::string& name)
 {
+  static constexpr std::array<const char*, 58> k_valued = {
+    "account", "array", "begin", "chdir", "clusters", "comment", "constraint", "cpus-per-gpu", "cpus-per-task",
+    "dependency", "distribution", "error", "exclude", "export", "gpus", "gpus-per-node", "gpus-per-task", "gres",
+    "gres-flags", "hint", "input", "job-name", "licenses", "mail-type", "mail-user", "mem", "mem-per-cpu",
+    "mem-per-gpu", "nodelist", "nodes", "ntasks", "ntasks-per-node", "ntasks-per-gpu", "ntasks-per-core",
+    "open-mode", "output", "partition", "qos", "reservation", "signal", "switches", "threads-per-core", "time",
+    "time-min", "tmp", "wckey", "cpu-freq", "gpu-bind", "mincpus", "wait-all-nodes", "core-spec", "thread-spec",
+    "container-image", "container-mounts", "container-workdir", "container-name", "container-save",
+    "container-env"};
+  for (const char* option : k_valued) {
+    if (name == option) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Short letters without a value (-H hold, -O overcommit, -Q quiet, -s
+// oversubscribe, -v, -V, -W wait, -h, -k no-kill).
+bool short_flag(char letter)
+{
+  return std::strchr("HOQsvVWhk", letter) != nullptr;
+}
+
+void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Directive>& out,
+                std::vector<std::pair<int, std::string>>* strays)
+{
+  bool known_arity = true;  // the word before was an option whose value (if any) is settled
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& t = words[i].text;
     if (t.size() < 2 || t[0] != '-') {
+      // sbatch: "Invalid directive found in batch script: WORD" (Slurm 22.05 here).
+      if (known_arity && strays != nullptr && !ignored) {
+        strays->emplace_back(words[i].offset, t);
+      }
+      known_arity = true;
       continue;
     }
     Directive d;
@@ -109,10 +150,16 @@ void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Direc
         d.value_offset = d.offset + (t[2] == '=' ? 3 : 2);
       }
     }
-    if (!d.has_value && !long_flag(d.name) && i + 1 < words.size() && !words[i + 1].text.starts_with("-")) {
+    const bool is_long = t.starts_with("--");
+    const bool flag = is_long ? long_flag(d.name) : short_flag(t[1]);
+    const bool valued = is_long ? long_takes_value(d.name) : (!flag && d.name.size() > 1);
+    known_arity = d.has_value || flag || valued;
+    if (!d.has_value && !flag && i + 1 < words.size()
+        && (!words[i + 1].text.starts_with("-") || (valued && words[i + 1].text.size() > 1))) {
       d.value = words[i + 1].text;
       d.value_offset = words[i + 1].offset;
       d.has_value = true;
+      known_arity = true;
       ++i;
     }
     out.push_back(std::move(d));
@@ -122,7 +169,8 @@ void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Direc
 } // namespace
 
 std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
-                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs)
+                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs,
+                                       std::vector<std::pair<int, std::string>>* strays)
 {
   std::vector<Directive> out;
   std::size_t h = 0;
@@ -144,7 +192,7 @@ std::vector<Directive> read_directives(const std::string& text, const std::vecto
     }
     const std::string line = text.substr(body, end > body ? end - body : 0);
     const bool ignored = first_command_offset >= 0 && static_cast<int>(begin) > first_command_offset;
-    parse_line(tokens(line, static_cast<int>(body)), ignored, out);
+    parse_line(tokens(line, static_cast<int>(body)), ignored, out, strays);
   }
   return out;
 }

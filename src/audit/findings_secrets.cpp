@@ -239,7 +239,10 @@ bool names_its_option(std::string option, std::string_view value)
   for (char ch : head) {
     upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   }
-  return upper.size() >= 3 && value.find(upper) != std::string_view::npos;
+  // "gpus-per-node GPU_NUM", "cpus-per-task CPU_NUM": the singular counts too.
+  const std::string singular = upper.ends_with('S') ? upper.substr(0, upper.size() - 1) : upper;
+  return (upper.size() >= 3 && value.find(upper) != std::string_view::npos)
+         || (singular.size() >= 3 && value.find(singular) != std::string_view::npos);
 }
 
 namespace {

@@ -257,6 +257,36 @@ void bash_syntax_under_sh(FindingContext& c)
         "start the script with #!/bin/bash", 0);
 }
 
+// `#!/bin/sh –l` with an en dash (U+2013; also an em dash or U+2212 minus,
+// as word processors and web pages write "-"): the kernel passes `–l` to the
+// interpreter as one argument, and sh/bash, seeing no '-', take it for the
+// script file: the local Slurm 22.05 job prints "/bin/sh: 0: cannot open –l:
+// No such file" and not one line of the script runs.
+void shebang_argument(FindingContext& c)
+{
+  const std::string& t = c.model.text;
+  if (!t.starts_with("#!")) {
+    return;
+  }
+  const std::string line = t.substr(0, t.find('\n'));
+  for (std::string_view dash : {"\xE2\x80\x93", "\xE2\x80\x94", "\xE2\x88\x92"}) {
+    const auto at = line.find(dash);
+    if (at == std::string::npos || at < 3 || (line[at - 1] != ' ' && line[at - 1] != '\t')) {
+      continue;
+    }
+    const auto word_end = line.find_first_of(" \t\r", at);
+    const std::string word = line.substr(at, word_end == std::string::npos ? std::string::npos : word_end - at);
+    const std::string interpreter = line.substr(2, line.find_first_of(" \t", 2) - 2);
+    c.add(Severity::error, "audit.shebang_argument",
+          fmt::format("the first line passes `{}` to {}: its dash is a typographic one ({}), not '-', so {} takes it "
+                      "for the script file and stops (\"cannot open {}\") before any line runs",
+                      word, interpreter, dash == "\xE2\x80\x93" ? "U+2013 en dash" : dash == "\xE2\x80\x94" ? "U+2014 em dash" : "U+2212 minus",
+                      interpreter, word),
+          fmt::format("write `-{}` with the ASCII hyphen", word.substr(dash.size())), 0);
+    return;
+  }
+}
+
 bool positional(const std::string& name)
 {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; })
@@ -432,6 +462,7 @@ void shell_findings(FindingContext& context)
   sbatch_input_variables(context);
   other_scheduler_variables(context);
   bash_syntax_under_sh(context);
+  shebang_argument(context);
   nounset_positional(context);
   use_before_assignment(context);
   word_findings(context);

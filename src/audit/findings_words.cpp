@@ -311,6 +311,88 @@ void empty_option_values(FindingContext& c)
   }
 }
 
+// `port= 6379`: the space after '=' ends the assignment, so bash runs `6379`
+// as a command with port empty in its environment ("6379: command not
+// found"), and port itself stays unset (bash(1), "SIMPLE COMMAND EXPANSION":
+// assignments before a command name affect only that command). Only a
+// number as the "command": nothing is named like that, and
+// `CUDA_VISIBLE_DEVICES= python …` (an empty value on purpose) stays alone.
+void assignment_spaces(FindingContext& c)
+{
+  for (const auto& a : c.model.spaced_assignments) {
+    c.add(Severity::error, "audit.assignment_space",
+          fmt::format("`{}= {}`: the space after `=` ends the assignment, so bash runs `{}` as a command (\"{}: "
+                      "command not found\") and {} stays unset",
+                      a.name, a.word, a.word, a.word, a.name),
+          fmt::format("write {}={} (no space after '=')", a.name, a.word), a.offset);
+  }
+}
+
+// `srun --container-image "$IMG" "${CONTAINER_SAVE}" …` with CONTAINER_SAVE=""
+// on one branch: quoted, the empty value is still a word (bash(1), "Word
+// Splitting": explicit null arguments are retained), and srun, which stops
+// reading options at the first word that is not one, runs "" as the program:
+// the local Slurm 22.05 prints "execve(): : No such file or directory".
+void empty_quoted_words(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  for (const auto& l : m.launches) {
+    if (l.command < 0 || l.stages.empty() || l.stages.front().tool != "srun") {
+      continue;
+    }
+    const Command& cmd = m.commands[static_cast<std::size_t>(l.command)];
+    int end = cmd.end;
+    if (l.program && l.program->offset > cmd.begin && l.program->offset < cmd.end) {
+      end = l.program->offset;
+    }
+    for (auto at = t.find("\"$", static_cast<std::size_t>(cmd.begin)); at != std::string::npos && static_cast<int>(at) < end;
+         at = t.find("\"$", at + 1)) {
+      if (at == 0 || (t[at - 1] != ' ' && t[at - 1] != '\t')) {
+        continue;
+      }
+      const auto close = t.find('"', at + 1);
+      if (close == std::string::npos || static_cast<int>(close) >= end
+          || (close + 1 < t.size() && t[close + 1] != ' ' && t[close + 1] != '\t' && t[close + 1] != '\\'
+              && t[close + 1] != '\n')) {
+        continue;
+      }
+      // `-w "$node"`: the value of the option before it, not a word of its own.
+      const auto prev_end = t.find_last_not_of(" \t", at - 1);
+      const auto prev_begin = prev_end == std::string::npos ? std::string::npos : t.find_last_of(" \t\n", prev_end);
+      const std::string previous =
+        prev_end == std::string::npos ? std::string() : t.substr(prev_begin == std::string::npos ? 0 : prev_begin + 1,
+                                                                  prev_end - (prev_begin == std::string::npos ? 0 : prev_begin + 1) + 1);
+      if (previous.starts_with("-") && previous.find('=') == std::string::npos) {
+        continue;
+      }
+      std::string name = t.substr(at + 2, close - at - 2);
+      if (name.size() > 2 && name.front() == '{' && name.back() == '}') {
+        name = name.substr(1, name.size() - 2);
+      }
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+          })) {
+        continue;
+      }
+      const auto empty = std::find_if(m.assignments.begin(), m.assignments.end(), [&](const Assignment& a) {
+        return a.name == name && a.kind == AssignKind::assign && !a.prefix && !a.is_array && a.known && a.literal
+               && (a.value.empty() || a.value.front().text().empty()) && a.offset < cmd.begin;
+      });
+      if (empty == m.assignments.end()) {
+        continue;
+      }
+      c.add(Severity::warning, "audit.empty_quoted_word",
+            fmt::format("\"${{{}}}\" among srun's options: where {} is empty (line {} sets it so), the quotes keep an "
+                        "empty word, srun takes it for the program and the step fails (\"execve(): : No such file or "
+                        "directory\")",
+                        name, name, m.line_of(empty->offset)),
+            fmt::format("write ${{{}:+\"${}\"}}: nothing when it is empty", name, name), static_cast<int>(at));
+      break;
+    }
+  }
+}
+
 } // namespace
 
 void word_findings(FindingContext& context)
@@ -323,6 +405,8 @@ void word_findings(FindingContext& context)
   test_redirects(context);
   invalid_names(context);
   empty_option_values(context);
+  assignment_spaces(context);
+  empty_quoted_words(context);
 }
 
 } // namespace lg::audit::detail

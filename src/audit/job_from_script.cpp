@@ -76,7 +76,8 @@ const Launch* training_launch(const ScriptModel& model)
   const Launch* python = nullptr;
   const Launch* megatron = nullptr;
   for (const auto& l : model.launches) {
-    if (l.python && l.program) {
+    // `python -c "import torch; print(…)"`: a one-line check, not the training.
+    if (l.python && l.program && l.program->text() != "-c") {
       python = &l;
       if (contains_megatron(l.program->text()) || basename_contains_pretrain(l.program->text())
           || looks_like_megatron_args(l.args) || looks_like_bridge_overrides(l.args)) {

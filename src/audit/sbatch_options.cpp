@@ -85,6 +85,26 @@ std::string_view near_miss(const std::string& name)
 
 void directive_options(FindingContext& c)
 {
+  // `#SBATCH -p your partition`, `#SBATCH --job-name my job`: sbatch reads
+  // the directive line as words and stops at one that is no option and no
+  // option's value (the local Slurm 22.05: "sbatch: error: Invalid directive
+  // found in batch script: partition"). Lines holding a {{…}} or <…>
+  // placeholder are the placeholder's finding.
+  for (const auto& [offset, word] : c.model.directive_strays) {
+    const auto begin = c.model.text.rfind('\n', static_cast<std::size_t>(offset));
+    const auto end = c.model.text.find('\n', static_cast<std::size_t>(offset));
+    const std::string line = c.model.text.substr(begin == std::string::npos ? 0 : begin + 1,
+                                                 end == std::string::npos ? std::string::npos
+                                                                          : end - (begin == std::string::npos ? 0 : begin + 1));
+    if (c.options.template_mode || line.find('{') != std::string::npos || line.find('<') != std::string::npos) {
+      continue;
+    }
+    c.add(Severity::error, "audit.directive_option",
+          fmt::format("`{}` in this #SBATCH line is neither an option nor an option's value: sbatch stops with "
+                      "\"sbatch: error: Invalid directive found in batch script: {}\" and submits nothing",
+                      word, word),
+          "quote a value with spaces (--job-name=\"my job\"), or fill in the placeholder", offset);
+  }
   for (const auto& d : c.model.directives) {
     if (d.ignored) {
       continue;

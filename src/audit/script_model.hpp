@@ -154,6 +154,9 @@ struct ScriptModel
   std::string text;
   std::vector<int> line_starts;  // offset of each line's first character
   std::vector<Directive> directives;
+  // Words of read #SBATCH lines that are neither an option nor its value
+  // (`#SBATCH -p your partition`: "partition"), with their offsets.
+  std::vector<std::pair<int, std::string>> directive_strays;
   int first_command_offset = -1;  // where sbatch stops reading directives
   std::vector<Command> commands;
   std::vector<Assignment> assignments;
@@ -183,7 +186,16 @@ struct ScriptModel
     std::string names;
     std::string builtin;
   };
-  std::vector<BuiltinPrefix> builtin_prefixes;  bool xtrace_from_shebang = false;          // #!/bin/bash -x
+  std::vector<BuiltinPrefix> builtin_prefixes;
+  // `port= 6379`: an empty assignment in front of a number run as a command
+  // (offset of the name, the name, the number).
+  struct SpacedAssignment
+  {
+    int offset = -1;
+    std::string name;
+    std::string word;
+  };
+  std::vector<SpacedAssignment> spaced_assignments;  bool xtrace_from_shebang = false;          // #!/bin/bash -x
 
   Position position(int offset) const;
   bool in_function(int offset) const

@@ -103,7 +103,8 @@ ScriptModel read_script(std::string text, const ReadOptions& options)
     model.first_command_offset = lexed.commands.front().begin;
   }
   model.directives =
-    detail::read_directives(model.text, model.line_starts, model.first_command_offset, model.heredocs);
+    detail::read_directives(model.text, model.line_starts, model.first_command_offset, model.heredocs,
+                            &model.directive_strays);
   const auto shebang_end = model.text.find('\n');
   const std::string shebang = model.text.substr(0, shebang_end == std::string::npos ? model.text.size() : shebang_end);
   model.xtrace_from_shebang = shebang.starts_with("#!") && shebang.find(" -") != std::string::npos

@@ -26,8 +26,11 @@ namespace detail {
 
 // The #SBATCH options of `text`, outside the heredoc bodies (sorted
 // [begin, end) offsets); those after `first_command_offset` are marked ignored.
+// `strays` (if given) receives the words of read lines that are neither an
+// option nor an option's value (offset, word).
 std::vector<Directive> read_directives(const std::string& text, const std::vector<int>& line_starts,
-                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs);
+                                       int first_command_offset, const std::vector<std::pair<int, int>>& heredocs,
+                                       std::vector<std::pair<int, std::string>>* strays = nullptr);
 
 } // namespace detail
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 namespace lg::audit::detail {
 
@@ -135,6 +136,16 @@ void Evaluator::command(const RawCommand& raw)
     return;
   }
   const std::string name = plain_word(raw.words[idx]);
+  if (!name.empty() && std::isdigit(static_cast<unsigned char>(name[0])) != 0
+      && name.find_first_not_of("0123456789.,:") == std::string::npos) {
+    for (const auto& a : prefix) {
+      const auto after = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
+      if (a.offset >= 0 && (a.value.empty() || a.value.front().text().empty()) && after < m_model.text.size()
+          && (m_model.text[after] == ' ' || m_model.text[after] == '\t')) {
+        m_model.spaced_assignments.push_back(ScriptModel::SpacedAssignment{a.offset, a.name, name});
+      }
+    }
+  }
   if (is_declare(name)) {
     declare(raw, idx + 1, name, ci);
     return;
