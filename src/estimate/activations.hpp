@@ -7,6 +7,7 @@
 #pragma once
 
 #include "config/job_spec.hpp"
+#include "estimate/layer_kinds.hpp"
 #include "estimate/pipeline.hpp"
 
 #include <vector>
@@ -71,8 +72,32 @@ struct StageActivations
                           // recompute group)
 };
 
+// The per-layer terms stage_activation_bytes adds up for one job, each
+// computed once per kind of layer (a layer's terms depend on the layer only
+// through whether it is an MoE layer) and kept: one per estimate, shared by
+// its stages.
+class LayerTerms
+{
+public:
+  explicit LayerTerms(const config::JobSpec& spec) : spec_(spec), kinds_(spec.model) {}
+  const config::JobSpec& spec() const { return spec_; }
+  LayerKinds& kinds() { return kinds_; }
+  double retained(int layer);     // layer_activation_bytes(spec, layer)
+  double working_set(int layer);  // layer_working_set_bytes(spec, layer)
+  double input();                 // layer_input_bytes(spec)
+
+private:
+  const config::JobSpec& spec_;
+  LayerKinds kinds_;
+  double retained_[2] = {-1, -1};  // per kind (dense, MoE); -1 not computed yet
+  double working_[2] = {-1, -1};
+  double input_ = -1;
+};
+
 // Return the activation totals of one pipeline rank: each chunk's layers
 // times the microbatches of that chunk alive at the peak.
 StageActivations stage_activation_bytes(const config::JobSpec& spec, const StageLayout& layout);
+// The same with the job's layer terms (`terms.spec()` is the job).
+StageActivations stage_activation_bytes(LayerTerms& terms, const StageLayout& layout);
 
 } // namespace lg::estimate

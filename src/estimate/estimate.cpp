@@ -43,7 +43,27 @@ void add(StageEstimate& stage, const char* name, double bytes)
   }
 }
 
-StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& layout,
+// What every stage of one estimate shares, computed once per estimate.
+struct StageTerms
+{
+  explicit StageTerms(const config::JobSpec& spec)
+      : layers(spec),
+        state(state_rates(spec)),
+        gemm_workspaces(gemm_workspace_bytes(spec)),
+        dispatcher_buffers(dispatcher_buffer_bytes(spec)),
+        deferred_wgrad(deferred_wgrad_bytes(spec, microbatches_per_step(spec))),
+        logits(logits_bytes(spec))
+  {
+  }
+  LayerTerms layers;
+  StateRates state;
+  double gemm_workspaces;
+  double dispatcher_buffers;  // on a stage with an MoE layer
+  double deferred_wgrad;      // on the stage with the output layer
+  double logits;              // per depth (the output and each MTP module)
+};
+
+StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& layout, StageTerms& terms,
                              bool expandable, double& params_on_gpu)
 {
   StageEstimate stage;
@@ -51,31 +71,31 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   stage.pp_rank = layout.pp_rank;
   stage.layers = static_cast<int>(layout.layers.size());
   stage.in_flight_microbatches = layout.in_flight_chunks;
-  const StageParameters params = stage_parameters(spec, layout);
+  const StageParameters params = stage_parameters(spec, layout, terms.layers.kinds());
   params_on_gpu = params.dense + params.experts + params.lora;
-  const ModelStateBytes state = model_state_bytes(spec, params);
+  const ModelStateBytes state = model_state_bytes(terms.state, params);
   add(stage, "weights", state.weights);
   add(stage, "gradients", state.gradients);
   add(stage, "optimizer_state", state.optimizer_state);
   add(stage, "fp8_weight_cache", state.fp8_weight_cache);
   add(stage, "fsdp_gather_buffers", state.fsdp_gather_buffers);
-  const StageActivations acts = stage_activation_bytes(spec, layout);
+  const StageActivations acts = stage_activation_bytes(terms.layers, layout);
   add(stage, "activations", acts.layers);
   add(stage, "lora_retained_inputs", acts.lora);
   add(stage, "embedding_activations", acts.embedding);
   add(stage, "output_activations", acts.output);
   if (layout.has_output) {
-    add(stage, "deferred_embedding_wgrad", deferred_wgrad_bytes(spec, microbatches_per_step(spec)));
+    add(stage, "deferred_embedding_wgrad", terms.deferred_wgrad);
   }
-  add(stage, "gemm_workspaces", gemm_workspace_bytes(spec));
+  add(stage, "gemm_workspaces", terms.gemm_workspaces);
   if (std::any_of(layout.layers.begin(), layout.layers.end(),
-                  [&](int l) { return config::is_moe_layer(spec.model, l); })) {
-    add(stage, "dispatcher_buffers", dispatcher_buffer_bytes(spec));
+                  [&](int l) { return terms.layers.kinds().moe(l); })) {
+    add(stage, "dispatcher_buffers", terms.dispatcher_buffers);
   }
   // The loss and a layer's backward do not overlap: count the larger. Each
   // MTP depth computes its own logits and loss on its stage.
   const double depths = (layout.has_output ? 1 : 0) + layout.mtp_layers;
-  const double logits = depths * logits_bytes(spec);
+  const double logits = depths * terms.logits;
   if (logits >= acts.working_set) {
     add(stage, "logits", logits);
   } else {
@@ -191,9 +211,10 @@ Estimate estimate(const config::JobSpec& spec, const Options& options)
   double per_gpu = 0;
   const auto layouts = shared_pipeline_layout(spec);  // a search's layouts share pipelines
   out.stages.reserve(layouts->size());
+  StageTerms terms(spec);
   for (const StageLayout& layout : *layouts) {
     double params = 0;
-    out.stages.push_back(estimate_stage(spec, layout, options.expandable_segments, params));
+    out.stages.push_back(estimate_stage(spec, layout, terms, options.expandable_segments, params));
     per_gpu = std::max(per_gpu, params);
     auto& stage = out.stages.back();
     stage.band_bytes = saturate(band.relative * stage.device_peak_bytes);

@@ -25,17 +25,11 @@ double dtype_bytes(const std::string& dtype)
 // one momentum buffer, Lion exp_avg; Muon keeps one momentum buffer for the
 // 2-D linear weights it manages and routes the rest to Adam
 // (emerging_optimizers.py _default_param_overrides_factory).
-struct OptimizerBytes
-{
-  double master = 4;
-  double moments = 8;
-};
-
-OptimizerBytes optimizer_bytes(const config::JobSpec& spec, bool linear)
+StateRates::Optimizer optimizer_bytes(const config::JobSpec& spec, bool linear)
 {
   const auto& t = spec.training;
   const auto& o = t.optimizer;
-  OptimizerBytes b;
+  StateRates::Optimizer b;
   const double moment = o.precision_aware ? dtype_bytes(o.state_dtype) : 4.0;
   int moments = 2;
   if (o.name == "sgd" || o.name == "lion" ||
@@ -59,20 +53,13 @@ double grad_bytes_per_param(const config::TrainingSpec& t)
   return t.optimizer.grad_dtype == "fp32" ? 4.0 : 2.0;
 }
 
-struct Sharding
-{
-  double weights = 1;
-  double grads = 1;
-  double optimizer = 1;
-};
-
 // What each DP shard group of size n divides. The distributed optimizer only
 // shards the optimizer state (the grad buffer is reduce-scattered in place and
 // stays full size); FSDP's strategies add grads and then params.
-Sharding sharding(const config::JobSpec& spec, int n)
+StateRates::Sharding sharding(const config::JobSpec& spec, int n)
 {
   const auto& t = spec.training;
-  Sharding s;
+  StateRates::Sharding s;
   const double group = std::max(1, n);
   if (t.fsdp != Fsdp::none) {
     const std::string_view mode = t.fsdp == Fsdp::torch ? std::string_view("optim_grads_params")
@@ -118,8 +105,7 @@ int instances(const config::JobSpec& spec)
 // fp32 one. The precision-aware optimizer hands TE FusedAdam the bf16 shard as
 // decoupled_grad, and Megatron-FSDP returns before the copy. The copies live
 // until zero_grad at the start of the next train_step.
-double step_grad_copy_bytes(const config::JobSpec& spec, double dense_params,
-                            double expert_params, const Sharding& dense, const Sharding& expert)
+bool steps_on_grad_copy(const config::JobSpec& spec)
 {
   const auto& t = spec.training;
   // use_precision_aware_optimizer_no_fp8_or_ds_fp8: fp8 primary weights other
@@ -127,10 +113,15 @@ double step_grad_copy_bytes(const config::JobSpec& spec, double dense_params,
   const bool in_place = t.optimizer.precision_aware &&
                         (!t.fp8_param_gather || t.precision == config::Precision::fp8_delayed ||
                          !config::is_fp8(t.precision));
-  if (t.optimizer.grad_dtype == "fp32" || in_place || t.fsdp != Fsdp::none) {
+  return !(t.optimizer.grad_dtype == "fp32" || in_place || t.fsdp != Fsdp::none);
+}
+
+double step_grad_copy_bytes(const StateRates& rates, double dense_params, double expert_params)
+{
+  if (!rates.step_grad_copy) {
     return 0;
   }
-  return 4.0 * (dense_params / dense.optimizer + expert_params / expert.optimizer);
+  return 4.0 * (dense_params / rates.dense.optimizer + expert_params / rates.expert.optimizer);
 }
 
 } // namespace
@@ -146,23 +137,43 @@ int expert_shard_group(const config::JobSpec& spec)
   return std::max(1, std::max(1, config::expert_data_parallel_size(spec)) / instances(spec));
 }
 
-ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParameters& params)
+StateRates state_rates(const config::JobSpec& spec)
 {
   const auto& t = spec.training;
-  ModelStateBytes out;
-  const Sharding dense = sharding(spec, dense_shard_group(spec));
-  const Sharding expert = sharding(spec, expert_shard_group(spec));
-  const bool fp8 = config::is_fp8(t.precision) || config::is_fp4(t.precision);
+  StateRates r;
+  r.dense = sharding(spec, dense_shard_group(spec));
+  r.expert = sharding(spec, expert_shard_group(spec));
+  r.fp8 = config::is_fp8(t.precision) || config::is_fp4(t.precision);
   // fp8 primary weights (--fp8-param-gather) apply to the TE GEMM weights
   // only; embeddings, output layer, norms and routers stay bf16.
-  const bool fp8_params = fp8 && t.fp8_param_gather;
-  const double linear_bytes = fp8_params ? 1.0 : 2.0;
+  r.linear_bytes = r.fp8 && t.fp8_param_gather ? 1.0 : 2.0;
+  r.lora = lora(spec);
+  r.frozen_language_model = frozen(spec, "language_model");
+  r.grad_bytes = grad_bytes_per_param(t);
+  r.keep = 1.0 - std::clamp(t.optimizer.cpu_offload_fraction, 0.0, 1.0);
+  r.linear = optimizer_bytes(spec, true);
+  r.other = optimizer_bytes(spec, false);
+  r.step_grad_copy = steps_on_grad_copy(spec);
+  return r;
+}
+
+ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParameters& params)
+{
+  return model_state_bytes(state_rates(spec), params);
+}
+
+ModelStateBytes model_state_bytes(const StateRates& r, const StageParameters& params)
+{
+  ModelStateBytes out;
+  const StateRates::Sharding& dense = r.dense;
+  const StateRates::Sharding& expert = r.expert;
+  const double linear_bytes = r.linear_bytes;
   const double other_dense = std::max(0.0, params.dense - params.linear);
   const double other_experts = std::max(0.0, params.experts - params.expert_linear);
   const double weights_dense = linear_bytes * params.linear + 2.0 * other_dense;
   const double weights_experts = linear_bytes * params.expert_linear + 2.0 * other_experts;
   out.weights = weights_dense / dense.weights + weights_experts / expert.weights;
-  if (fp8) {
+  if (r.fp8) {
     // TE caches the quantized weight across the microbatches of a step; with
     // fp8 params the weight itself is quantized and only the transposed
     // (column-wise) copy is extra. Either way one extra byte per GEMM weight.
@@ -170,23 +181,23 @@ ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParame
   }
   // Trainable parameters: LoRA trains only its adapters; frozen parts have
   // no main gradient and no optimizer state.
-  double trainable_linear = lora(spec) ? 0.0 : params.linear;
-  double trainable_other = lora(spec) ? params.lora : other_dense;
-  double trainable_experts = lora(spec) ? 0.0 : params.experts;
-  if (frozen(spec, "language_model")) {
+  double trainable_linear = r.lora ? 0.0 : params.linear;
+  double trainable_other = r.lora ? params.lora : other_dense;
+  double trainable_experts = r.lora ? 0.0 : params.experts;
+  if (r.frozen_language_model) {
     trainable_linear = 0;
-    trainable_other = lora(spec) ? params.lora : 0.0;
+    trainable_other = r.lora ? params.lora : 0.0;
     trainable_experts = 0;
   }
-  if (lora(spec)) {
+  if (r.lora) {
     out.weights += 2.0 * params.lora;
   }
-  const double g = grad_bytes_per_param(t);
+  const double g = r.grad_bytes;
   out.gradients = g * ((trainable_linear + trainable_other) / dense.grads +
                        trainable_experts / expert.grads);
-  const double keep = 1.0 - std::clamp(t.optimizer.cpu_offload_fraction, 0.0, 1.0);
-  const OptimizerBytes lin = optimizer_bytes(spec, true);
-  const OptimizerBytes rest = optimizer_bytes(spec, false);
+  const double keep = r.keep;
+  const StateRates::Optimizer& lin = r.linear;
+  const StateRates::Optimizer& rest = r.other;
   const double per_dense = (trainable_linear * (lin.master + lin.moments) +
                             trainable_other * (rest.master + rest.moments)) / dense.optimizer;
   const double per_expert = trainable_experts * (lin.master + lin.moments) / expert.optimizer;
@@ -194,8 +205,7 @@ ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParame
   out.optimizer_moments =
       keep * ((trainable_linear * lin.moments + trainable_other * rest.moments) / dense.optimizer +
               trainable_experts * lin.moments / expert.optimizer);
-  out.step_grad_copy = keep * step_grad_copy_bytes(spec, trainable_linear + trainable_other,
-                                                   trainable_experts, dense, expert);
+  out.step_grad_copy = keep * step_grad_copy_bytes(r, trainable_linear + trainable_other, trainable_experts);
   if (dense.weights > 1 || expert.weights > 1) {
     // FSDP all-gathers one layer ahead while computing the current one.
     out.fsdp_gather_buffers = 2.0 * linear_bytes * params.largest_layer;

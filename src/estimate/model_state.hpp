@@ -37,9 +37,41 @@ struct ModelStateBytes
   double step_grad_copy = 0;
 };
 
+// What model_state_bytes reads from the job, derived once: the same for
+// every pipeline stage of an estimate.
+struct StateRates
+{
+  // What each DP shard group divides: weights, gradients, optimizer state.
+  struct Sharding
+  {
+    double weights = 1;
+    double grads = 1;
+    double optimizer = 1;
+  };
+  // Per-parameter optimizer state before sharding: the master copy
+  // (allocated with the optimizer) and the moments (at the first step).
+  struct Optimizer
+  {
+    double master = 4;
+    double moments = 8;
+  };
+  Sharding dense, expert;
+  bool fp8 = false;         // fp8/fp4 recipe: TE's quantized weight cache
+  double linear_bytes = 2;  // bytes of a GEMM weight (1 with fp8 primary weights)
+  bool lora = false;
+  bool frozen_language_model = false;
+  double grad_bytes = 2;    // per main gradient
+  double keep = 1;          // optimizer state left on the GPU (1 - CPU offload fraction)
+  Optimizer linear, other;  // GEMM weights (Muon's), the rest
+  bool step_grad_copy = false;  // the optimizer steps on an fp32 copy of the gradients
+};
+StateRates state_rates(const config::JobSpec& spec);
+
 // Return the persistent bytes of `params` under the job's precision,
 // optimizer, sharding and PEFT settings.
 ModelStateBytes model_state_bytes(const config::JobSpec& spec, const StageParameters& params);
+// The same from the job's rates.
+ModelStateBytes model_state_bytes(const StateRates& rates, const StageParameters& params);
 
 // Return the optimizer shard group size for dense params (DP x CP) and for
 // routed experts (expert DP), at least 1.

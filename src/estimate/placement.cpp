@@ -63,6 +63,12 @@ double lora_parameters(const config::JobSpec& spec, int layer)
 
 StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage)
 {
+  LayerKinds kinds(spec.model);
+  return stage_parameters(spec, stage, kinds);
+}
+
+StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage, LayerKinds& kinds)
+{
   StageParameters out;
   const auto& m = spec.model;
   // A layer's parameters depend on the layer only through whether it is an
@@ -70,7 +76,7 @@ StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout&
   int count[2] = {0, 0};
   int example[2] = {-1, -1};
   for (const int layer : stage.layers) {
-    const int kind = config::is_moe_layer(m, layer) ? 1 : 0;
+    const int kind = kinds.moe(layer) ? 1 : 0;
     ++count[kind];
     example[kind] = layer;
   }

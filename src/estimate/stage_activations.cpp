@@ -12,43 +12,22 @@ namespace {
 using config::RecomputeGranularity;
 using config::RecomputeMethod;
 
-// A layer's retained bytes depend on the layer only through whether it is an
-// MoE layer: computed once per kind for one stage (tune estimates many
-// layouts of deep models; this was most of its time).
-class LayerActivations
-{
-public:
-  explicit LayerActivations(const config::JobSpec& spec) : spec_(spec) {}
-  double operator()(int layer)
-  {
-    double& slot = bytes_[config::is_moe_layer(spec_.model, layer) ? 1 : 0];
-    if (slot < 0) {
-      slot = layer_activation_bytes(spec_, layer);
-    }
-    return slot;
-  }
-
-private:
-  const config::JobSpec& spec_;
-  double bytes_[2] = {-1, -1};
-};
-
 // Bytes one chunk-microbatch retains for `layers` under full recompute (only
 // group inputs kept) or none.
-double chunk_retained(const config::JobSpec& spec, const std::vector<int>& layers, LayerActivations& per_layer_bytes)
+double chunk_retained(LayerTerms& terms, const std::vector<int>& layers)
 {
   double sum = 0;
   for (const int layer : layers) {
-    sum += per_layer_bytes(layer);
+    sum += terms.retained(layer);
   }
-  const auto& r = spec.training.recompute;
+  const auto& r = terms.spec().training.recompute;
   const double count = static_cast<double>(layers.size());
   if (r.granularity != RecomputeGranularity::full || count <= 0) {
     return sum;
   }
   const double per_layer = sum / count;
   const double n = std::max(1, r.num_layers);
-  const double input = layer_input_bytes(spec);
+  const double input = terms.input();
   if (r.method == RecomputeMethod::uniform) {
     return std::ceil(count / n) * input;
   }
@@ -104,30 +83,57 @@ double deferred_wgrad_bytes(const config::JobSpec& spec, int microbatches)
   return std::max(0, limit) * (layer_input_bytes(spec) + grad_output);
 }
 
+double LayerTerms::retained(int layer)
+{
+  double& slot = retained_[kinds_.moe(layer) ? 1 : 0];
+  if (slot < 0) {
+    slot = layer_activation_bytes(spec_, layer);
+  }
+  return slot;
+}
+
+double LayerTerms::working_set(int layer)
+{
+  double& slot = working_[kinds_.moe(layer) ? 1 : 0];
+  if (slot < 0) {
+    slot = layer_working_set_bytes(spec_, layer);
+  }
+  return slot;
+}
+
+double LayerTerms::input()
+{
+  if (input_ < 0) {
+    input_ = layer_input_bytes(spec_);
+  }
+  return input_;
+}
+
 StageActivations stage_activation_bytes(const config::JobSpec& spec, const StageLayout& layout)
 {
+  LayerTerms terms(spec);
+  return stage_activation_bytes(terms, layout);
+}
+
+StageActivations stage_activation_bytes(LayerTerms& terms, const StageLayout& layout)
+{
+  const config::JobSpec& spec = terms.spec();
   StageActivations out;
   double retained = 0;
   double lora = 0;
   double largest = 0;
   double working = 0;
   int largest_chunk = 0;
-  LayerActivations per_layer_bytes(spec);
   const bool lora_layers = spec.peft.method == "lora";
-  double working_of[2] = {-1, -1};
   for (std::size_t c = 0; c < layout.chunk_layers.size(); ++c) {
     const auto& layers = layout.chunk_layers[c];
     const double in_flight = c < layout.chunk_in_flight.size() ? layout.chunk_in_flight[c] : 0;
-    retained += chunk_retained(spec, layers, per_layer_bytes) * in_flight;
+    retained += chunk_retained(terms, layers) * in_flight;
     double chunk_lora = 0;
     for (const int layer : layers) {
       chunk_lora += lora_layers ? lora_retained_bytes(spec, layer) : 0;
-      largest = std::max(largest, per_layer_bytes(layer));
-      double& w = working_of[config::is_moe_layer(spec.model, layer) ? 1 : 0];
-      if (w < 0) {
-        w = layer_working_set_bytes(spec, layer);
-      }
-      working = std::max(working, w);
+      largest = std::max(largest, terms.retained(layer));
+      working = std::max(working, terms.working_set(layer));
     }
     lora += chunk_lora * in_flight;
     largest_chunk = std::max(largest_chunk, static_cast<int>(layers.size()));
@@ -138,8 +144,7 @@ StageActivations stage_activation_bytes(const config::JobSpec& spec, const Stage
     const double in_flight = layout.chunk_in_flight.empty() ? 1 : layout.chunk_in_flight.back();
     double mtp = 0;
     for (int i = 0; i < layout.mtp_layers; ++i) {
-      mtp += per_layer_bytes(spec.model.num_layers + i) +
-             mtp_extra_activation_bytes(spec);
+      mtp += terms.retained(spec.model.num_layers + i) + mtp_extra_activation_bytes(spec);
     }
     retained += mtp * in_flight;
   }
@@ -147,7 +152,7 @@ StageActivations stage_activation_bytes(const config::JobSpec& spec, const Stage
   const int offloaded = std::min(spec.training.cpu_offloading_layers, static_cast<int>(count));
   if (offloaded > 1 && spec.parallelism.pp == 1 && count > 0) {
     // Offloaded layers go to host memory; one layer stays as the copy buffer.
-    const double per_layer = chunk_retained(spec, layout.layers, per_layer_bytes) / count;
+    const double per_layer = chunk_retained(terms, layout.layers) / count;
     retained -= (offloaded - 1) * per_layer * layout.in_flight_microbatches;
   }
   out.layers = std::max(0.0, retained);

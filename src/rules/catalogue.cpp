@@ -60,10 +60,18 @@ const RuleInfo* find_rule(const std::string& id)
 
 std::vector<Diagnostic> check(const config::JobSpec& spec, const estimate::Estimate& estimate)
 {
+  return check(spec, estimate, Severity::advice);
+}
+
+std::vector<Diagnostic> check(const config::JobSpec& spec, const estimate::Estimate& estimate, Severity least)
+{
   const Context ctx = make_context(spec, estimate);
   std::vector<Diagnostic> out;
   for (const auto topic : k_topics) {
     for (const auto& rule : topic()) {
+      if (severity_rank(rule.severity) > severity_rank(least)) {
+        continue;
+      }
       auto finding = rule.check(ctx);
       if (!finding) {
         continue;

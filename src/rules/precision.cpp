@@ -66,7 +66,7 @@ std::vector<std::string> unaligned_widths(const Context& ctx)
 {
   const auto& m = ctx.spec.model;
   const auto& p = ctx.spec.parallelism;
-  std::vector<std::pair<std::string, long long>> widths = {
+  std::vector<std::pair<std::string_view, long long>> widths = {
     {"hidden_size", m.hidden_size},
     {"ffn_hidden_size/tp", m.ffn_hidden_size / p.tp},
     {"heads*kv_channels/tp",

@@ -21,6 +21,9 @@ namespace lg::rules {
 // numbers (and the exact upstream message where one exists), a concrete fix
 // and the location of the key it points at.
 std::vector<Diagnostic> check(const config::JobSpec& spec, const estimate::Estimate& estimate);
+// The same, running only the rules whose severity is at least `least`
+// (tune's search: errors prune, warnings are counted, advice is not read).
+std::vector<Diagnostic> check(const config::JobSpec& spec, const estimate::Estimate& estimate, Severity least);
 
 // One rule of the catalogue: for docs/rules.md and `--explain`.
 struct RuleInfo

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <set>
+#include <utility>
 
 namespace lg::tune {
 namespace {
@@ -13,14 +15,32 @@ namespace {
 // The verdict rule's headroom (estimate.cpp): fits up to 90% of capacity.
 constexpr double k_fits_fraction = 0.90;
 
+std::vector<std::size_t> identity_order(std::size_t n)
+{
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    order[i] = i;
+  }
+  return order;
+}
+
+// Put candidates[order[i]] at i. The sorts sort indices and move each
+// candidate once, not at every step of the sort.
+void reorder(std::vector<Candidate>& candidates, const std::vector<std::size_t>& order)
+{
+  std::vector<Candidate> out;
+  out.reserve(order.size());
+  for (const std::size_t i : order) {
+    out.push_back(std::move(candidates[i]));
+  }
+  candidates = std::move(out);
+}
+
 void mark_pareto(std::vector<Candidate>& candidates)
 {
   // Best first already; walk by peak ascending and keep each one faster than
   // every lighter one.
-  std::vector<std::size_t> order(candidates.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    order[i] = i;
-  }
+  std::vector<std::size_t> order = identity_order(candidates.size());
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return candidates[a].band_bytes < candidates[b].band_bytes;
   });
@@ -127,19 +147,27 @@ int model_parallel_dimensions(const Layout& l)
 // prediction.
 void break_ties(std::vector<Candidate>& candidates)
 {
+  // Sorting within a tier leaves the later tiers where they are: the tiers
+  // are found on the order as it comes, the indices sorted, the candidates
+  // moved once.
+  std::vector<std::size_t> order = identity_order(candidates.size());
   auto first = candidates.begin();
   while (first != candidates.end()) {
     const double floor = first->throughput.tokens_per_sec_per_gpu * (1 - k_resolution);
     auto last = std::find_if(first, candidates.end(), [floor](const Candidate& c) {
       return c.throughput.tokens_per_sec_per_gpu < floor;
     });
-    std::stable_sort(first, last, [](const Candidate& a, const Candidate& b) {
-      const int da = model_parallel_dimensions(a.layout);
-      const int db = model_parallel_dimensions(b.layout);
-      return da != db ? da < db : a.layout.cp < b.layout.cp;
-    });
+    std::stable_sort(order.begin() + (first - candidates.begin()), order.begin() + (last - candidates.begin()),
+                     [&](std::size_t i, std::size_t j) {
+                       const Candidate& a = candidates[i];
+                       const Candidate& b = candidates[j];
+                       const int da = model_parallel_dimensions(a.layout);
+                       const int db = model_parallel_dimensions(b.layout);
+                       return da != db ? da < db : a.layout.cp < b.layout.cp;
+                     });
     first = last;
   }
+  reorder(candidates, order);
 }
 
 } // namespace
@@ -153,12 +181,16 @@ config::JobSpec spec_of(const Request& request, const Result& result, const Cand
 
 void rank(std::vector<Candidate>& candidates)
 {
-  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+  std::vector<std::size_t> order = identity_order(candidates.size());
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Candidate& a = candidates[i];
+    const Candidate& b = candidates[j];
     if (a.throughput.tokens_per_sec_per_gpu != b.throughput.tokens_per_sec_per_gpu) {
       return a.throughput.tokens_per_sec_per_gpu > b.throughput.tokens_per_sec_per_gpu;
     }
     return a.band_bytes < b.band_bytes;
   });
+  reorder(candidates, order);
   const double best = candidates.empty() ? 0 : candidates.front().throughput.tokens_per_sec_per_gpu;
   for (auto& c : candidates) {
     c.relative = best > 0 ? c.throughput.tokens_per_sec_per_gpu / best : 0;
@@ -234,7 +266,7 @@ Result search(const Request& request)
           ++result.pruned_by_memory;
           return false;
         }
-        const auto findings = rules::check(work, est);
+        const auto findings = rules::check(work, est, Severity::warning);
         if (has_errors(findings)) {
           ++result.pruned_by_rules;
           return true;
@@ -243,6 +275,7 @@ Result search(const Request& request)
         c.layout = layout;
         c.peak_bytes = est.peak_bytes;
         c.band_bytes = band;
+        c.stage_peaks.reserve(est.stages.size());
         for (const auto& stage : est.stages) {
           c.stage_peaks.push_back(stage.device_peak_bytes);
         }

@@ -19,10 +19,10 @@ diff -u "$golden/llama3-70b-sft-h100.json" <(jq -S . tune.json)
 expect_eq "$(jq -r '.searched == .pruned_by_rules + .pruned_by_memory + .survivors' tune.json)" "true"
 expect_eq "$(jq -r '.candidates[0].rank' tune.json)" "1"
 expect_eq "$(jq -r '.candidates[0].layout | has("tp") and has("etp") and has("cpu_offloading_layers")' tune.json)" "true"
-# Best first but for ties within the model's 2% resolution (docs/tune.md, "Ranking"): no
-# candidate ranks below one more than 2% slower, and rank 1 is within 2% of the best.
-expect_eq "$(jq -r '[.candidates[].relative] | . as $r | [range(1; length) | select($r[.] * 0.98 > ($r[:.] | min))] | length' tune.json)" "0"
-expect_eq "$(jq -r '.candidates[0].relative >= 0.98' tune.json)" "true"
+# Best first but for ties within the model's 6% resolution (docs/tune.md, "Ranking"): no
+# candidate ranks below one more than 6% slower, and rank 1 is within 6% of the best.
+expect_eq "$(jq -r '[.candidates[].relative] | . as $r | [range(1; length) | select($r[.] * 0.94 > ($r[:.] | min))] | length' tune.json)" "0"
+expect_eq "$(jq -r '.candidates[0].relative >= 0.94' tune.json)" "true"
 expect_eq "$(jq -r '.candidates[0].band_bytes >= .candidates[0].peak_bytes' tune.json)" "true"
 "$LAUNCHGUARD" tune "$job" --free "$free" --write-job best.toml > /dev/null
 "$LAUNCHGUARD" check best.toml > check.txt || { cat check.txt >&2; exit 1; }

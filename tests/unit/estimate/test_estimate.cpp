@@ -189,4 +189,27 @@ TEST_CASE("pipeline: shared layouts are pipeline_layout's, one per key")
   CHECK(lg::estimate::shared_pipeline_layout(spec) != first);
 }
 
+// One LayerTerms (and its LayerKinds) serves every stage of an estimate: the
+// same totals as a fresh one per stage, the same kinds as config::is_moe_layer.
+TEST_CASE("estimate: layer terms kept across stages give each stage's own totals")
+{
+  auto spec = lg::testing::moe_container_job();
+  spec.model.num_layers = 6;
+  spec.model.moe->layer_pattern = {0, 1, 1, 0, 1, 1};
+  spec.model.mtp_num_layers = 1;
+  spec.parallelism.pp = 2;
+  spec.training.recompute.granularity = lg::config::RecomputeGranularity::full;
+  lg::estimate::LayerTerms terms(spec);
+  for (int layer = -1; layer < 9; ++layer) {
+    CHECK(terms.kinds().moe(layer) == lg::config::is_moe_layer(spec.model, layer));
+  }
+  for (const auto& stage : lg::estimate::pipeline_layout(spec)) {
+    const auto kept = lg::estimate::stage_activation_bytes(terms, stage);
+    const auto fresh = lg::estimate::stage_activation_bytes(spec, stage);
+    CHECK(kept.layers == fresh.layers);
+    CHECK(kept.working_set == fresh.working_set);
+    CHECK(kept.output == fresh.output);
+  }
+}
+
 TEST_SUITE_END();

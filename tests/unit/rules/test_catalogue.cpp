@@ -100,6 +100,31 @@ TEST_CASE("check: errors first, then warnings, then advice, each in catalogue or
   CHECK(has_errors(all));
 }
 
+// tune's search asks only for errors and warnings (rules::check with a least
+// severity): the same findings as check() without the advice, in its order.
+TEST_CASE("check: a least severity leaves out only the findings below it")
+{
+  auto spec = lg::testing::llama3_70b_sft();
+  spec.parallelism.vpp.reset();                // advice
+  spec.parallelism.sequence_parallel = false;  // advice
+  spec.training.global_batch_size = 33;        // error
+  spec.training.tp_comm_overlap = true;        // warning
+  const auto all = rules::check(spec, lg::testing::fits_estimate());
+  const auto some = rules::check(spec, lg::testing::fits_estimate(), Severity::warning);
+  std::vector<std::string> expected;
+  for (const auto& d : all) {
+    if (d.severity != Severity::advice) {
+      expected.push_back(d.rule + ": " + d.message);
+    }
+  }
+  std::vector<std::string> got;
+  for (const auto& d : some) {
+    got.push_back(d.rule + ": " + d.message);
+  }
+  CHECK(expected.size() == 2);
+  CHECK(got == expected);
+}
+
 TEST_CASE("check: findings without a located key fall back to the job file")
 {
   auto spec = lg::testing::llama3_70b_sft();
