@@ -90,3 +90,15 @@ TEST_CASE("a comment naming Lightning is said as a condition for --signal")
   CHECK(found[0]->diagnostic.message.find("if so") != std::string::npos);
   CHECK(with_rule(run("#!/bin/bash\n# lightning fast\n#SBATCH --nodes=2\nsrun python train.py\n"), "audit.signal").empty());
 }
+
+TEST_CASE("torchrun's program named python")
+{
+  // torch/distributed/run.py: torchrun prepends Python to its script unless
+  // --no-python, so `torchrun … python train.py` runs `python -u python train.py`.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 2\nh=$(hostname)\n"
+                            "srun torchrun --nnodes 2 --rdzv_endpoint $h:29500 python train.py\n");
+  REQUIRE(with_rule(r, "audit.torchrun_python").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\nsrun torchrun --no-python --nproc_per_node 2 python train.py\n"), "audit.torchrun_python")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\nsrun torchrun --nproc_per_node 2 train.py --python x\n"), "audit.torchrun_python").empty());
+}
