@@ -41,8 +41,8 @@ struct AuditOptions
 {
   config::GpuSpec gpu;         // the GPU the script runs on (generation matters)
   bool gpu_assumed = false;    // neither --gpu nor the script says it: findings that hang on the generation are dropped
-  // The script names a GPU launchguard has no preset for (GH200: 96 or 144 GB
-  // by model): memory is not judged, and this says why.
+  // The script names a GPU no preset fits (GH200: 96 or 144 GB by model; an
+  // AMD GPU; "a100" with no memory size): memory is not judged, and this says why.
   std::string gpu_unmatched;
   bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
@@ -74,8 +74,14 @@ struct GpuHint
 {
   std::string preset;  // "gb200", "h100-80gb", …
   std::string evidence;
+  // Non-empty: no preset's memory fits, and why ("an AMD GPU, …"); memory is
+  // not judged. `preset` is then one of the family (its generation holds:
+  // "a100-40gb" for an A100 of unstated size) or a name with no preset ("amd").
+  std::string no_preset;
 };
-std::optional<GpuHint> gpu_from_script(const std::string& text);
+// `presets`: the GPU preset names there are ("a100-40gb", …); the families
+// and memory sizes the script's words are matched against.
+std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vector<std::string>& presets);
 
 // One audit.* rule, for SARIF and docs/audit.md.
 struct AuditRuleInfo

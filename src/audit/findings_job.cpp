@@ -253,9 +253,7 @@ void job_findings(FindingContext& context)
     const std::string why =
       !unmodelled.empty() ? fmt::format("the estimator does not model {}", unmodelled)
       : !context.options.gpu_unmatched.empty()
-        ? fmt::format("the script names {}, which launchguard has no preset for (GH200's HBM is 96 or 144 GB by "
-                      "model); --gpu names the closest one",
-                      context.options.gpu_unmatched)
+        ? fmt::format("the script names {}; --gpu names the GPU", context.options.gpu_unmatched)
       : other_board       ? fmt::format("the script names no GPU, and its nodes have {} GPUs, not the {} of the {} board "
                                         "assumed by default (GH200, GB200, GB300 and many A100 nodes have 4); --gpu names it",
                                         cluster.gpus_per_node, cluster.gpu_info.nvlink_domain,

@@ -2,11 +2,13 @@
 // it says about the cluster: #SBATCH partition/constraint/gres/gpus names
 // ("gpu:h100:8", "--constraint=gb200", "-p a100"), and GB200/GB300 NVL72
 // hints (multi-node NVLink variables, NVLINK_DOMAIN_SIZE=72, 4 GPUs per node
-// together with one of them). A memory size in the name picks the preset
-// ("asus_a100x4_40gb": A100 40GB); one that no preset of the family has
-// leaves it unknown. Nothing found: nullopt, and the caller says
-// which GPU it assumed. "gh200" is no preset: its HBM is 96 or 144 GB by
-// model, and the caller says memory is not judged.
+// together with one of them). The families come from the preset names; a
+// memory size in the name picks the preset ("asus_a100x4_40gb": A100 40GB),
+// and one no preset of the family has leaves it unknown. A family name with
+// no size where the presets have several ("gpu-a100"), GH200 (96 or 144 GB
+// by model) and AMD GPUs (LUMI-G partitions, ROCm variables) come back with
+// `no_preset` saying why, and the caller judges no memory. Nothing found:
+// nullopt, and the caller says which GPU it assumed.
 #include "audit/audit.hpp"
 
 #include "audit/job_from_script.hpp"
@@ -88,66 +90,118 @@ int memory_in_name(const std::string& t, std::size_t at, std::size_t length)
   return 0;
 }
 
-// Preset names by the words clusters use for them; longer names first so
-// "gb200" is not read as "b200". A memory size in the name decides among a
-// family's presets (A100 40GB or 80GB); one no preset has leaves the GPU
-// unknown rather than guessed.
-std::vector<std::string> gpu_words(const std::string& text)
+// A preset name read as the GPU word clusters use and the memory size it
+// states: "a100-40gb" -> ("a100", 40), "gb200" -> ("gb200", 0).
+std::pair<std::string, int> preset_family(const std::string& preset)
 {
-  struct Family
-  {
-    std::string_view word;
-    std::string_view preset;  // with no memory size in the name
-    std::array<std::pair<int, std::string_view>, 2> by_memory;
-  };
-  static constexpr std::array<Family, 7> k_families = {{
-    {"gb300", "gb300", {}}, {"gb200", "gb200", {}}, {"b300", "b300", {}}, {"b200", "b200", {}},
-    {"h200", "h200-141gb", {{{141, "h200-141gb"}, {0, ""}}}}, {"h100", "h100-80gb", {{{80, "h100-80gb"}, {0, ""}}}},
-    {"a100", "a100-80gb", {{{40, "a100-40gb"}, {80, "a100-80gb"}}}},
-  }};
+  const auto dash = preset.find('-');
+  if (dash == std::string::npos) {
+    return {preset, 0};
+  }
+  return {preset.substr(0, dash), memory_part(preset.substr(dash + 1), false)};
+}
+
+// A match of a GPU word: a preset name, and `no_preset` saying why its
+// memory is not known ("a100": A100 40GB or 80GB, the name says neither; the
+// preset is then one of the family, for its generation only).
+struct WordMatch
+{
+  std::string preset;
+  std::string no_preset;
+  bool operator==(const WordMatch&) const = default;
+};
+
+// The GPU families the presets name, by the words clusters use for them
+// ("gpu:h100:8", "a100_80g"). A memory size in the name decides among a
+// family's presets (A100 40GB or 80GB); one no preset has leaves the GPU
+// unknown rather than guessed, and so does no size where the family has
+// several ("gpu-a100": TACC Lonestar6's A100s have 40 GB, others 80).
+std::vector<WordMatch> gpu_words(const std::string& text, const std::vector<std::string>& presets)
+{
   const std::string t = lower(text);
-  std::vector<std::string> out;
-  const auto add = [&out](std::string_view preset) {
-    if (std::find(out.begin(), out.end(), preset) == out.end()) {
-      out.emplace_back(preset);
+  std::vector<WordMatch> out;
+  const auto add = [&out](WordMatch match) {
+    if (std::find(out.begin(), out.end(), match) == out.end()) {
+      out.push_back(std::move(match));
     }
   };
-  for (const auto& family : k_families) {
-    for (auto at = t.find(family.word); at != std::string::npos; at = t.find(family.word, at + 1)) {
-      const bool alone = at == 0 || std::isalnum(static_cast<unsigned char>(t[at - 1])) == 0;
-      if (!alone) {
-        continue;
+  std::vector<std::string> words;
+  for (const auto& preset : presets) {
+    if (const auto word = preset_family(preset).first; std::find(words.begin(), words.end(), word) == words.end()) {
+      words.push_back(word);
+    }
+  }
+  words.emplace_back("gh200");  // no preset: its HBM is 96 or 144 GB by model
+  for (const auto& word : words) {
+    for (auto at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
+      if (at != 0 && std::isalnum(static_cast<unsigned char>(t[at - 1])) != 0) {
+        continue;  // "gb200" is not "b200"
       }
-      const int gb = memory_in_name(t, at, family.word.size());
-      if (gb == 0) {
-        add(family.preset);
-        continue;
-      }
-      for (const auto& [memory, preset] : family.by_memory) {
-        if (memory == gb) {
-          add(preset);
+      const int gb = memory_in_name(t, at, word.size());
+      std::vector<std::string> sizes;
+      for (const auto& preset : presets) {
+        const auto [family, memory] = preset_family(preset);
+        if (family == word && (gb == 0 || memory == gb)) {
+          sizes.push_back(preset);
         }
       }
-    }
-    // "gh200" (96 or 144 GB by model) is no preset; the caller says memory is not judged.
-  }
-  for (auto at = t.find("gh200"); at != std::string::npos; at = t.find("gh200", at + 1)) {
-    if (at == 0 || std::isalnum(static_cast<unsigned char>(t[at - 1])) == 0) {
-      add("gh200");
+      if (word == "gh200") {
+        add({"gh200", "GH200's HBM is 96 or 144 GB by model"});
+      } else if (sizes.size() == 1) {
+        add({sizes.front(), ""});
+      } else if (sizes.size() > 1) {
+        std::string list;
+        for (const auto& preset : sizes) {
+          list += (list.empty() ? "" : " and ") + preset;
+        }
+        // The family is known (its generation holds), its memory size not.
+        add({sizes.front(), "the name states no memory size, and " + word + " has several (" + list + ")"});
+      }
     }
   }
   return out;
 }
 
-std::optional<std::string> gpu_word(const std::string& text)
+std::optional<WordMatch> gpu_word(const std::string& text, const std::vector<std::string>& presets)
 {
-  const auto all = gpu_words(text);
-  return all.empty() ? std::nullopt : std::optional<std::string>(all.front());
+  auto all = gpu_words(text, presets);
+  return all.empty() ? std::nullopt : std::optional<WordMatch>(std::move(all.front()));
+}
+
+// AMD Instinct GPUs (LUMI-G's MI250X, MI300A/X, MI210, MI100), which no
+// preset models: "mi250" in a name, LUMI-G's partitions (standard-g, small-g,
+// dev-g: docs.lumi-supercomputer.eu, "Slurm partitions"), or the ROCm
+// runtime's own variables (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, MIOPEN_*;
+// ROCm documentation) set in the script. Empty: none.
+std::string amd_evidence(const ScriptModel& model)
+{
+  for (const char* name : {"gres", "gpus", "gpus-per-node", "constraint", "partition"}) {
+    const Directive* d = model.directive(name);
+    if (d == nullptr || !d->has_value) {
+      continue;
+    }
+    const std::string value = lower(d->value);
+    const bool lumi_g = value == "standard-g" || value == "small-g" || value == "dev-g";
+    bool instinct = false;
+    for (auto at = value.find("mi"); at != std::string::npos; at = value.find("mi", at + 1)) {
+      const bool alone = at == 0 || std::isalnum(static_cast<unsigned char>(value[at - 1])) == 0;
+      instinct = instinct || (alone && at + 3 < value.size() && std::isdigit(static_cast<unsigned char>(value[at + 2])) != 0);
+    }
+    if (lumi_g || instinct) {
+      return "#SBATCH --" + std::string(name) + "=" + d->value;
+    }
+  }
+  for (const auto& a : model.assignments) {
+    if (a.name == "ROCR_VISIBLE_DEVICES" || a.name == "HIP_VISIBLE_DEVICES" || a.name.starts_with("MIOPEN_")) {
+      return a.name + "= (a ROCm runtime variable)";
+    }
+  }
+  return "";
 }
 
 } // namespace
 
-std::optional<GpuHint> gpu_from_script(const std::string& text)
+std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vector<std::string>& presets)
 {
   const ScriptModel model = read_script(text);
   for (const char* name : {"gres", "gpus", "gpus-per-node", "constraint", "partition", "gpus-per-task"}) {
@@ -155,32 +209,35 @@ std::optional<GpuHint> gpu_from_script(const std::string& text)
     if (d == nullptr || !d->has_value) {
       continue;
     }
-    if (auto preset = gpu_word(d->value)) {
-      return GpuHint{*preset, "#SBATCH --" + std::string(name) + "=" + d->value};
+    if (auto match = gpu_word(d->value, presets)) {
+      return GpuHint{match->preset, "#SBATCH --" + std::string(name) + "=" + d->value, match->no_preset};
     }
+  }
+  if (const std::string amd = amd_evidence(model); !amd.empty()) {
+    return GpuHint{"amd", amd, "an AMD GPU, which the memory model does not know (it models NVIDIA presets only)"};
   }
   for (const auto& a : model.assignments) {
     const std::string value = a.value.empty() ? "" : a.value.front().text();
     const bool mnnvl = a.name.find("MNNVL") != std::string::npos && value != "0";
     if (mnnvl || (a.name == "NVLINK_DOMAIN_SIZE" && value == "72")) {
-      return GpuHint{"gb200", a.name + "=" + value + " (multi-node NVLink: a GB200 NVL72 system)"};
+      return GpuHint{"gb200", a.name + "=" + value + " (multi-node NVLink: a GB200 NVL72 system)", ""};
     }
   }
   // The text (comments, echo lines) names exactly one GPU family: "The
   // default targets 8 GB200 nodes", "8 B300 GPUs per node".
-  std::optional<std::string> only;
+  std::optional<WordMatch> only;
   int line = 0;
   for (std::size_t l = 0; l < model.line_starts.size(); ++l) {
     const auto begin = static_cast<std::size_t>(model.line_starts[l]);
     const auto end = l + 1 < model.line_starts.size() ? static_cast<std::size_t>(model.line_starts[l + 1]) : text.size();
-    for (const auto& preset : gpu_words(text.substr(begin, end - begin))) {
-      if (only && *only != preset) {
+    for (auto& match : gpu_words(text.substr(begin, end - begin), presets)) {
+      if (only && only->preset != match.preset) {
         return std::nullopt;  // several GPUs named: do not guess
       }
       if (!only) {
         line = static_cast<int>(l) + 1;
       }
-      only = preset;
+      only = std::move(match);
     }
   }
   // GB200/GB300 nodes have 4 GPUs: a mention next to 8 per node is a comment
@@ -192,11 +249,11 @@ std::optional<GpuHint> gpu_from_script(const std::string& text)
       per_node = gpu_count(d->value);
     }
   }
-  if (only && only->starts_with("gb") && per_node != 4) {
+  if (only && only->preset.starts_with("gb") && per_node != 4) {
     return std::nullopt;
   }
   if (only) {
-    return GpuHint{*only, "the script names it on line " + std::to_string(line)};
+    return GpuHint{only->preset, "the script names it on line " + std::to_string(line), only->no_preset};
   }
   return std::nullopt;
 }

@@ -55,7 +55,22 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
   if (args.gpu_given) {
     return "--gpu";
   }
-  if (const auto hint = audit::gpu_from_script(text)) {
+  std::vector<std::string> presets;
+  for (const auto& [name, file] : config::list_presets(args.load, "gpus")) {
+    presets.push_back(name);
+  }
+  if (const auto hint = audit::gpu_from_script(text, presets)) {
+    if (!hint->no_preset.empty()) {
+      // Memory is not judged; the generation is, where the family has a preset.
+      options.gpu_unmatched = hint->preset + " (" + hint->evidence + "): " + hint->no_preset;
+      try {
+        options.gpu = resolve_preset(hint->preset, args.load);
+        return "from the script: " + hint->evidence + " (generation only: " + hint->no_preset + "; --gpu sets it)";
+      } catch (const lg::Error&) {
+        options.gpu_assumed = true;
+        return "assumed: the script names " + options.gpu_unmatched + "; --gpu sets it";
+      }
+    }
     try {
       options.gpu = resolve_preset(hint->preset, args.load);
       return "from the script: " + hint->evidence;
@@ -63,8 +78,8 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
       // No such preset: keep the default for the generation-free rules, and
       // judge no memory against it.
       options.gpu_assumed = true;
-      options.gpu_unmatched = hint->preset + " (" + hint->evidence + ")";
-      return "assumed: the script names " + options.gpu_unmatched + ", which has no preset; --gpu sets it";
+      options.gpu_unmatched = hint->preset + " (" + hint->evidence + "), which has no preset";
+      return "assumed: the script names " + options.gpu_unmatched + "; --gpu sets it";
     }
   }
   options.gpu_assumed = true;

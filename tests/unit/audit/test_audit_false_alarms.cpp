@@ -231,14 +231,16 @@ TEST_CASE("nodes of 4 GPUs and no GPU named: memory not judged against the 8-GPU
   const auto unknown = with_rule(guessed, "audit.memory_unknown");
   REQUIRE(unknown.size() == 1);
   CHECK(unknown[0]->diagnostic.message.find("nodes have 4 GPUs") != std::string::npos);
-  // A GPU the script names but no preset has (GH200): not judged either.
+  // A GPU the script names but no preset fits (GH200, an AMD GPU, "a100" with
+  // no memory size; gpu_from_script says why): not judged either, and the why is said.
   AuditOptions unmatched = h100_options();
   unmatched.gpu_assumed = true;
-  unmatched.gpu_unmatched = "gh200 (#SBATCH --constraint=gh200)";
+  unmatched.gpu_unmatched = "a100 (#SBATCH --partition=gpu-a100): the name states no memory size";
   const AuditResult unmatched_result = run(tight_70b(16, 8), unmatched);
   const auto why = with_rule(unmatched_result, "audit.memory_unknown");
   REQUIRE(why.size() == 1);
-  CHECK(why[0]->diagnostic.message.find("no preset") != std::string::npos);
+  CHECK(why[0]->diagnostic.message.find(unmatched.gpu_unmatched) != std::string::npos);
+  CHECK(with_rule(unmatched_result, "memory.oom").empty());
   // Named: judged.
   CHECK(with_rule(run(script), "memory.oom").size() == 1);
 }

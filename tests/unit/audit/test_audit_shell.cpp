@@ -169,21 +169,45 @@ TEST_CASE("a parse error reported by the caller's bash -n becomes an error findi
   CHECK(line_of(found[0]) == 3);
 }
 
+// The GPU presets shipped in presets/gpus (names only: the families and sizes are read from them).
+std::optional<GpuHint> gpu_of(const std::string& text)
+{
+  static const std::vector<std::string> presets = {"a100-40gb", "a100-80gb", "b200",      "b300",
+                                                   "gb200",     "gb300",     "h100-80gb", "h200-141gb"};
+  return gpu_from_script(text, presets);
+}
+
 TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in comments; GB200 needs 4 per node")
 {
-  CHECK(gpu_from_script("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
-  CHECK(gpu_from_script("#SBATCH -C a100\n")->preset == "a100-80gb");
+  CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
+  CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->no_preset.empty());
   // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
-  CHECK(gpu_from_script("#SBATCH --constraint=gh200\n")->preset == "gh200");
+  CHECK(gpu_of("#SBATCH --constraint=gh200\n")->preset == "gh200");
+  CHECK_FALSE(gpu_of("#SBATCH --constraint=gh200\n")->no_preset.empty());
   // A memory size in the name picks the preset: A100 ships as SXM4-40GB and SXM4-80GB (NVIDIA A100 datasheet).
-  CHECK(gpu_from_script("#SBATCH -p asus_a100x4_40gb\n")->preset == "a100-40gb");
-  CHECK(gpu_from_script("#SBATCH -C a100-40\n")->preset == "a100-40gb");
-  CHECK(gpu_from_script("#SBATCH --gres=gpu:a100_80g:4\n")->preset == "a100-80gb");
-  CHECK(gpu_from_script("# 8 A100 40GB per node\n")->preset == "a100-40gb");
-  CHECK_FALSE(gpu_from_script("#SBATCH -p h100_94gb\n").has_value());  // H100 NVL: no preset
-  CHECK(gpu_from_script("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
-  CHECK(gpu_from_script("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
-  CHECK_FALSE(gpu_from_script("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));
-  CHECK_FALSE(gpu_from_script("# H100 or A100\n"));
-  CHECK_FALSE(gpu_from_script("#SBATCH -N 2\n"));
+  CHECK(gpu_of("#SBATCH -p asus_a100x4_40gb\n")->preset == "a100-40gb");
+  CHECK(gpu_of("#SBATCH -C a100-40\n")->preset == "a100-40gb");
+  CHECK(gpu_of("#SBATCH --gres=gpu:a100_80g:4\n")->preset == "a100-80gb");
+  CHECK(gpu_of("# 8 A100 40GB per node\n")->preset == "a100-40gb");
+  CHECK_FALSE(gpu_of("#SBATCH -p h100_94gb\n").has_value());  // H100 NVL: no preset
+  CHECK(gpu_of("export NVLINK_DOMAIN_SIZE=72\n")->preset == "gb200");
+  CHECK(gpu_of("#SBATCH --gpus-per-node=4\n# 8 GB200 nodes\n")->preset == "gb200");
+  CHECK_FALSE(gpu_of("#SBATCH --ntasks-per-node=8  # change to 4 for GB200\n"));
+  CHECK_FALSE(gpu_of("# H100 or A100\n"));
+  CHECK_FALSE(gpu_of("#SBATCH -N 2\n"));
+}
+
+TEST_CASE("an A100 with no memory size and AMD GPUs: no preset fits, and the hint says why")
+{
+  // TACC Lonestar6's gpu-a100 partition has A100 40GB (TACC Lonestar6 user guide), others 80GB.
+  const auto a100 = gpu_of("#SBATCH --partition=gpu-a100\n");
+  REQUIRE(a100.has_value());
+  CHECK(a100->preset == "a100-40gb");  // for the generation (Ampere) only
+  CHECK(a100->no_preset.find("a100-40gb and a100-80gb") != std::string::npos);
+  // LUMI-G's partitions hold MI250X (docs.lumi-supercomputer.eu, Slurm partitions); ROCm's own variables.
+  CHECK(gpu_of("#SBATCH --partition=standard-g\n")->preset == "amd");
+  CHECK(gpu_of("#SBATCH --gres=gpu:mi250:8\n")->preset == "amd");
+  CHECK(gpu_of("export MIOPEN_USER_DB_PATH=/tmp/x\n")->preset == "amd");
+  CHECK(gpu_of("export ROCR_VISIBLE_DEVICES=$SLURM_LOCALID\n")->no_preset.find("AMD") != std::string::npos);
+  CHECK_FALSE(gpu_of("#SBATCH --partition=standard\n").has_value());
 }
