@@ -199,6 +199,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.other_scheduler_variable", Severity::warning, "a variable another batch system sets (NHOSTS, PBS_*, LSB_*), unset in a Slurm job"},
     {"audit.shell_mismatch", Severity::warning, "#!/bin/sh with bash syntax: Slurm runs the interpreter the first line names"},
     {"audit.torchrun_default_nnodes", Severity::error, "srun starts torchrun on several nodes without --nnodes (default 1:1)"},
+    {"audit.deepspeed_without_hostfile", Severity::error, "srun starts deepspeed on several nodes with no hostfile: each node trains alone"},
+    {"audit.torchrun_python", Severity::error, "torchrun … python train.py: torchrun runs `python` as the script"},
     {"audit.module_name", Severity::error, "python/torchrun -m with a file name (pkg.train.py): not a module"},
     {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},
     {"audit.use_before_assignment", Severity::warning, "a variable used above its first assignment"},

@@ -2,6 +2,7 @@
 // expanded on the batch host, pyxis --container-env, --signal, node and GPU
 // counts repeated in the launcher.
 #include "audit/findings.hpp"
+#include "audit/launch_tools.hpp"
 
 #include "env/policy.hpp"
 
@@ -344,19 +345,11 @@ void gpus_mismatch(FindingContext& c)
 // --nnodes: torchrun's default is --nnodes=1:1 (torch/distributed/run.py),
 // so each node's torchrun is a one-node job of its own, all on the same
 // master address and port; they never form one job of N nodes.
-void torchrun_default_nnodes(FindingContext& c)
+// The nodes an srun step runs on: its own -N/--nodes (a plain count; "2-4"
+// is a range) decides, #SBATCH --nodes only when srun names none; 0 when
+// not known or narrowed (-w host, -n 1, --relative).
+int srun_step_nodes(const FindingContext& c, const LaunchStage* srun)
 {
-  const Launch* l = c.job.launch;
-  if (l == nullptr) {
-    return;
-  }
-  const LaunchStage* srun = l->stage("srun");
-  const LaunchStage* torchrun = l->stage("torchrun");
-  if (srun == nullptr || torchrun == nullptr || srun->offset > torchrun->offset) {
-    return;
-  }
-  // srun's own -N/--nodes (a plain count; "2-4" is a range) decides the
-  // node count of the step, #SBATCH --nodes only when srun names none.
   const LaunchOption* step_nodes = srun->find("nodes");
   if (step_nodes == nullptr) {
     step_nodes = srun->find("N");
@@ -376,11 +369,43 @@ void torchrun_default_nnodes(FindingContext& c)
     // srun narrowed to fewer nodes (-w host, -n 1) is not judged.
     for (const char* narrowing : {"nodelist", "w", "ntasks", "n", "relative", "r"}) {
       if (srun->find(narrowing) != nullptr) {
-        return;
+        return 0;
       }
     }
   }
-  if (nodes <= 1) {
+  return nodes;
+}
+
+// A word before the program that cannot be read ($DISTRIBUTED_ARGS): it may
+// hold the options a rule looks for.
+bool opaque_launcher_words(const FindingContext& c, const Launch& l)
+{
+  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
+  const int program_at = l.program ? l.program->offset : command.end;
+  return std::any_of(command.words.begin(), command.words.end(),
+                     [&](const Word& w) { return w.offset >= 0 && w.offset < program_at && !w.known; });
+}
+
+// The training launch's `tool` stage when srun starts it, with the step's
+// node count (0: not known), or nullptr.
+const LaunchStage* under_srun(const FindingContext& c, const char* tool, int& nodes)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* srun = l == nullptr ? nullptr : l->stage("srun");
+  const LaunchStage* stage = l == nullptr ? nullptr : l->stage(tool);
+  if (srun == nullptr || stage == nullptr || srun->offset > stage->offset) {
+    return nullptr;
+  }
+  nodes = srun_step_nodes(c, srun);
+  return stage;
+}
+
+void torchrun_default_nnodes(FindingContext& c)
+{
+  int nodes = 0;
+  const LaunchStage* torchrun = under_srun(c, "torchrun", nodes);
+  const Launch* l = c.job.launch;
+  if (torchrun == nullptr || nodes <= 1) {
     return;  // one node, or a count not known
   }
   if (torchrun->find("nnodes") != nullptr || torchrun->find("standalone") != nullptr) {
@@ -392,12 +417,8 @@ void torchrun_default_nnodes(FindingContext& c)
                   [](const Assignment& a) { return a.name == "PET_NNODES"; })) {
     return;
   }
-  const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];
-  const int program_at = l->program ? l->program->offset : command.end;
-  for (const auto& w : command.words) {
-    if (w.offset >= 0 && w.offset < program_at && !w.known) {
-      return;  // a word that may hold --nnodes ($DISTRIBUTED_ARGS)
-    }
+  if (opaque_launcher_words(c, *l)) {
+    return;  // a word that may hold --nnodes ($DISTRIBUTED_ARGS)
   }
   c.add(Severity::error, "audit.torchrun_default_nnodes",
         fmt::format("srun starts torchrun on each of the {} nodes without --nnodes: torchrun's default is "
@@ -407,6 +428,97 @@ void torchrun_default_nnodes(FindingContext& c)
         "pass --nnodes \"$SLURM_JOB_NUM_NODES\" with a c10d rendezvous (--rdzv-backend c10d --rdzv-endpoint "
         "HEAD:PORT), or --node-rank from each task",
         torchrun->offset);
+}
+
+// `srun deepspeed train.py` on several nodes with no hostfile: each task's
+// DeepSpeed runner finds none (neither --hostfile nor /job/hostfile) and
+// logs "Unable to find hostfile, will proceed with training with local
+// resources only" (deepspeedai/DeepSpeed deepspeed/launcher/runner.py,
+// fetch_hostfile), so every node trains a job of its own. --no_ssh with
+// --node_rank (one runner per node, by design), --launcher and the
+// include/exclude lists are left alone.
+void deepspeed_without_hostfile(FindingContext& c)
+{
+  int nodes = 0;
+  const LaunchStage* deepspeed = under_srun(c, "deepspeed", nodes);
+  if (deepspeed == nullptr || nodes <= 1 || opaque_launcher_words(c, *c.job.launch)
+      || c.model.text.find("/job/hostfile") != std::string::npos) {
+    return;
+  }
+  for (const char* own : {"hostfile", "H", "include", "i", "exclude", "e", "no_ssh", "node_rank", "launcher"}) {
+    if (deepspeed->find(own) != nullptr) {
+      return;
+    }
+  }
+  c.add(Severity::error, "audit.deepspeed_without_hostfile",
+        fmt::format("srun starts the deepspeed launcher on each of the {} nodes with no hostfile: each one logs "
+                    "\"Unable to find hostfile, will proceed with training with local resources only\", so every "
+                    "node trains a one-node job of its own instead of one job across the nodes",
+                    nodes),
+        "run deepspeed once (no srun) with --hostfile listing the nodes, or start the workers with srun and torchrun "
+        "--nnodes \"$SLURM_JOB_NUM_NODES\"",
+        deepspeed->offset);
+}
+
+// `torchrun --nproc_per_node 2 python train.py`: torchrun runs its first
+// positional word with Python ("-u python train.py") unless --no-python
+// (torch/distributed/run.py: "--no-python: Skip prepending the training
+// script with 'python' - just execute it directly"), so Python looks for a
+// script file named `python` and every worker stops ("can't open file").
+void torchrun_runs_python(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* torchrun = l == nullptr ? nullptr : l->stage("torchrun");
+  if (torchrun == nullptr || torchrun->find("no_python") != nullptr || torchrun->find("no-python") != nullptr
+      || torchrun->find("module") != nullptr || torchrun->find("m") != nullptr) {
+    return;
+  }
+  // torchrun's first positional word, read from the source text after
+  // `torchrun` (expansions there may be several words or none): every option
+  // takes a value but these flags (torch/distributed/run.py).
+  const Command& cmd = c.model.commands[static_cast<std::size_t>(l->command)];
+  const std::string& t = c.model.text;
+  std::size_t at = static_cast<std::size_t>(torchrun->offset);
+  auto next_token = [&](std::size_t& from) {
+    while (from < static_cast<std::size_t>(cmd.end)
+           && (t[from] == ' ' || t[from] == '\t' || t[from] == '\n' || (t[from] == '\\' && from + 1 < t.size() && t[from + 1] == '\n'))) {
+      ++from;
+    }
+    const auto end = std::min(t.find_first_of(" \t\n", from), static_cast<std::size_t>(cmd.end));
+    std::string token = from < end ? t.substr(from, end - from) : std::string();
+    const std::size_t begin = from;
+    from = end;
+    return std::make_pair(token, begin);
+  };
+  next_token(at);  // "torchrun" itself
+  std::string program;
+  std::size_t program_at = 0;
+  while (at < static_cast<std::size_t>(cmd.end)) {
+    auto [token, begin] = next_token(at);
+    if (token.empty()) {
+      break;
+    }
+    if (token.starts_with("-")) {
+      const std::string name = normalise_option(token.substr(0, token.find('=')));
+      const bool flag = name == normalise_option("--standalone") || name == normalise_option("--run-path");
+      if (token.find('=') == std::string::npos && !flag) {
+        next_token(at);  // its value
+      }
+      continue;
+    }
+    program = token;
+    program_at = begin;
+    break;
+  }
+  const std::string base = program.substr(program.rfind('/') == std::string::npos ? 0 : program.rfind('/') + 1);
+  if (base != "python" && base != "python3" && !(base.starts_with("python3.") && base.size() <= 10)) {
+    return;
+  }
+  c.add(Severity::error, "audit.torchrun_python",
+        "torchrun's program is `python`: torchrun runs it with Python itself (`python -u python …`), so each worker "
+        "looks for a script file named `python` and stops (\"can't open file\")",
+        "drop `python` (torchrun … train.py), or pass --no-python to run a program as given",
+        static_cast<int>(program_at));
 }
 
 // `python -m pkg.train.py`: -m takes a module name; Python's runpy looks for
@@ -451,6 +563,8 @@ void launch_findings(FindingContext& c)
   duplicated_counts(c);
   gpus_mismatch(c);
   torchrun_default_nnodes(c);
+  deepspeed_without_hostfile(c);
+  torchrun_runs_python(c);
   module_with_py_suffix(c);
   signal_findings(c);
 }

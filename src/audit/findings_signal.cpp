@@ -87,7 +87,8 @@ bool batch_signal_untrapped(FindingContext& c)
 
 // Code that says the program is PyTorch Lightning: its CLI (`lightning run
 // model …`, `fabric run …`) or LightningCLI options (`--trainer.devices=8`).
-// A file name or a comment is not evidence.
+// A file name is not evidence; a comment is said as a condition
+// (lightning_comment).
 const Word* lightning_evidence(const ScriptModel& model)
 {
   for (const auto& l : model.launches) {
@@ -107,6 +108,33 @@ const Word* lightning_evidence(const ScriptModel& model)
   return nullptr;
 }
 
+// A comment line that names Lightning ("# launching Lightning-based
+// programs", "# PTL doesn't need a special launcher"): not proof that the
+// program is Lightning, so what it supports is said as a condition. Offset
+// of the line, or -1.
+int lightning_comment(const ScriptModel& model)
+{
+  for (std::size_t l = 0; l < model.line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(model.line_starts[l]);
+    const auto first = model.text.find_first_not_of(" \t", begin);
+    if (first == std::string::npos || model.text[first] != '#' || model.text.compare(first, 2, "#!") == 0
+        || model.text.compare(first, 7, "#SBATCH") == 0) {
+      continue;
+    }
+    const auto eol = model.text.find('\n', first);
+    const std::string line = model.text.substr(first, eol == std::string::npos ? std::string::npos : eol - first);
+    auto word = [&](std::string_view w) {
+      const auto at = line.find(w);
+      return at != std::string::npos && (at == 0 || std::isalnum(static_cast<unsigned char>(line[at - 1])) == 0)
+             && (at + w.size() >= line.size() || std::isalnum(static_cast<unsigned char>(line[at + w.size()])) == 0);
+    };
+    if (word("Lightning") || word("PTL") || word("pytorch_lightning") || word("lightning.pytorch")) {
+      return static_cast<int>(first);
+    }
+  }
+  return -1;
+}
+
 // Lightning's SLURM auto-requeue (SLURMEnvironment, requeue signal SIGUSR1)
 // saves a checkpoint and resubmits only when that signal arrives; Slurm sends
 // it only if asked (Lightning docs, "Run on a SLURM-managed cluster": "#SBATCH
@@ -123,6 +151,14 @@ void lightning_signal(FindingContext& c)
           "without that checkpoint",
           "add #SBATCH --signal=SIGUSR1@90 (seconds before the limit; allow for a checkpoint save)",
           evidence->offset);
+  } else if (const int comment = lightning_comment(c.model); comment >= 0 && c.job.launch != nullptr) {
+    c.add(Severity::advice, "audit.signal",
+          fmt::format("the comment on line {} says the program is PyTorch Lightning (the code does not show it): if "
+                      "so, its SLURM auto-requeue checkpoints and resubmits the job when SIGUSR1 arrives, and no "
+                      "#SBATCH --signal asks Slurm to send it",
+                      c.model.line_of(comment)),
+          "if it is Lightning, add #SBATCH --signal=SIGUSR1@90 (seconds before the limit; allow for a checkpoint save)",
+          comment);
   }
 }
 

@@ -202,9 +202,8 @@ TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Li
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun lightning run model train.py\n"), "audit.signal").size() == 1);
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --signal=SIGUSR1@90\nsrun python main.py fit --trainer.num_nodes=2\n"),
                   "audit.signal").empty());
-  // A comment or a file name is not evidence.
-  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\n# PyTorch Lightning\nsrun python lightning_train.py\n"),
-                  "audit.signal").empty());
+  // A file name is not evidence; a comment is said as a condition ("if so", test_audit_unseen6.cpp).
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun python lightning_train.py\n"), "audit.signal").empty());
 }
 
 TEST_CASE("-w host list without --nodes sets the node count torchrun's --nnodes is compared with")

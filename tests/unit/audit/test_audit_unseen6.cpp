@@ -67,3 +67,38 @@ TEST_CASE("a placeholder named after its option, singular, and a python -c check
   REQUIRE(advice.size() == 1);
   CHECK(advice[0]->diagnostic.message.find("train_node.sh") != std::string::npos);
 }
+
+TEST_CASE("srun deepspeed on several nodes without a hostfile trains one job per node")
+{
+  // deepspeedai/DeepSpeed deepspeed/launcher/runner.py, fetch_hostfile: "Unable to
+  // find hostfile, will proceed with training with local resources only".
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\nsrun deepspeed train.py --deepspeed\n");
+  REQUIRE(with_rule(r, "audit.deepspeed_without_hostfile").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=4\nsrun deepspeed --hostfile hf train.py\n"),
+                  "audit.deepspeed_without_hostfile")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=1\nsrun deepspeed train.py\n"), "audit.deepspeed_without_hostfile").empty());
+}
+
+TEST_CASE("a comment naming Lightning is said as a condition for --signal")
+{
+  // Lightning docs, "Run on a SLURM-managed cluster": auto-requeue needs #SBATCH --signal=SIGUSR1@90.
+  const AuditResult r = run("#!/bin/bash\n# launching Lightning-based programs\n#SBATCH --nodes=2\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("if so") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\n# lightning fast\n#SBATCH --nodes=2\nsrun python train.py\n"), "audit.signal").empty());
+}
+
+TEST_CASE("torchrun's program named python")
+{
+  // torch/distributed/run.py: torchrun prepends Python to its script unless
+  // --no-python, so `torchrun … python train.py` runs `python -u python train.py`.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 2\nh=$(hostname)\n"
+                            "srun torchrun --nnodes 2 --rdzv_endpoint $h:29500 python train.py\n");
+  REQUIRE(with_rule(r, "audit.torchrun_python").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\nsrun torchrun --no-python --nproc_per_node 2 python train.py\n"), "audit.torchrun_python")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\nsrun torchrun --nproc_per_node 2 train.py --python x\n"), "audit.torchrun_python").empty());
+}

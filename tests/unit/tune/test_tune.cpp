@@ -214,3 +214,31 @@ TEST_CASE("layers + 2 divisible by PP: the embedding and loss counted in the spl
   });
   CHECK(found);
 }
+
+TEST_CASE("rank: ties are the predictions within the model's resolution, the simpler layout first")
+{
+  // Hand-made candidates, tokens/s/GPU: A 1000 (TP2 PP2), B 950 (PP2 only: a dimension fewer),
+  // C 930 (TP1 PP1 FSDP), D 900 (DP only). With k_resolution 6%: the first tier holds everything
+  // at or above 940 (A, B) and B, the simpler, leads; C opens the next tier (930 x 0.94 = 874.2
+  // takes D in) and D, with no model-parallel dimension, leads it. `relative` stays against the
+  // fastest prediction.
+  REQUIRE(tune::k_resolution == doctest::Approx(0.06));
+  auto make = [](int tp, int pp, bool fsdp, double tokens) {
+    tune::Candidate c;
+    c.layout.tp = tp;
+    c.layout.pp = pp;
+    c.layout.fsdp = fsdp;
+    c.throughput.tokens_per_sec_per_gpu = tokens;
+    return c;
+  };
+  std::vector<tune::Candidate> candidates = {make(1, 1, true, 930), make(2, 2, false, 1000),
+                                             make(1, 1, false, 900), make(1, 2, false, 950)};
+  tune::rank(candidates);
+  std::vector<double> order;
+  for (const auto& c : candidates) {
+    order.push_back(c.throughput.tokens_per_sec_per_gpu);
+  }
+  CHECK(order == std::vector<double>{950, 1000, 900, 930});
+  CHECK(candidates[0].relative == doctest::Approx(0.95));
+  CHECK(candidates[1].relative == doctest::Approx(1.0));
+}
