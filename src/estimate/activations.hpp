@@ -81,7 +81,7 @@ class LayerTerms
 public:
   explicit LayerTerms(const config::JobSpec& spec) : spec_(spec), kinds_(spec.model) {}
   const config::JobSpec& spec() const { return spec_; }
-  LayerKinds& kinds() { return kinds_; }
+  const LayerKinds& kinds() const { return kinds_; }
   double retained(int layer);     // layer_activation_bytes(spec, layer)
   double working_set(int layer);  // layer_working_set_bytes(spec, layer)
   double input();                 // layer_input_bytes(spec)

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace lg::estimate {
@@ -35,7 +36,7 @@ double saturate(double bytes)
   return std::clamp(bytes, 0.0, k_max_bytes);
 }
 
-void add(StageEstimate& stage, const char* name, double bytes)
+void add(StageEstimate& stage, std::string_view name, double bytes)
 {
   bytes = saturate(bytes);
   if (bytes > 0) {
@@ -88,8 +89,10 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
     add(stage, "deferred_embedding_wgrad", terms.deferred_wgrad);
   }
   add(stage, "gemm_workspaces", terms.gemm_workspaces);
-  if (std::any_of(layout.layers.begin(), layout.layers.end(),
-                  [&](int l) { return terms.layers.kinds().moe(l); })) {
+  const LayerKinds& kinds = terms.layers.kinds();
+  if (const int kind = kinds.uniform_kind(layout.layers);
+      kind >= 0 ? kind == 1
+                : std::any_of(layout.layers.begin(), layout.layers.end(), [&](int l) { return kinds.moe(l); })) {
     add(stage, "dispatcher_buffers", terms.dispatcher_buffers);
   }
   // The loss and a layer's backward do not overlap: count the larger. Each

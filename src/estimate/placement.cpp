@@ -67,7 +67,7 @@ StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout&
   return stage_parameters(spec, stage, kinds);
 }
 
-StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage, LayerKinds& kinds)
+StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage, const LayerKinds& kinds)
 {
   StageParameters out;
   const auto& m = spec.model;
@@ -75,10 +75,15 @@ StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout&
   // MoE layer: one of each kind, times how many the stage holds.
   int count[2] = {0, 0};
   int example[2] = {-1, -1};
-  for (const int layer : stage.layers) {
-    const int kind = kinds.moe(layer) ? 1 : 0;
-    ++count[kind];
-    example[kind] = layer;
+  if (const int kind = kinds.uniform_kind(stage.layers); kind >= 0) {
+    count[kind] = static_cast<int>(stage.layers.size());
+    example[kind] = stage.layers.back();
+  } else {
+    for (const int layer : stage.layers) {
+      const int k = kinds.moe(layer) ? 1 : 0;
+      ++count[k];
+      example[k] = layer;
+    }
   }
   for (int kind = 0; kind < 2; ++kind) {
     if (count[kind] > 0) {

@@ -14,7 +14,7 @@ namespace lg::estimate {
 // Return the parameters one GPU of `stage` holds.
 StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage);
 // The same with the kinds of the job's layers, kept across the stages of an estimate.
-StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage, LayerKinds& kinds);
+StageParameters stage_parameters(const config::JobSpec& spec, const StageLayout& stage, const LayerKinds& kinds);
 
 // Return the LoRA adapter parameters of layer `layer` on one GPU (rank r on
 // each target: A is in x r, B is r x out; expert targets per local expert).

@@ -17,8 +17,15 @@ using config::RecomputeMethod;
 double chunk_retained(LayerTerms& terms, const std::vector<int>& layers)
 {
   double sum = 0;
-  for (const int layer : layers) {
-    sum += terms.retained(layer);
+  if (terms.kinds().uniform_kind(layers) >= 0) {
+    const double each = terms.retained(layers.front());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      sum += each;  // added one by one, as below: the same rounding
+    }
+  } else {
+    for (const int layer : layers) {
+      sum += terms.retained(layer);
+    }
   }
   const auto& r = terms.spec().training.recompute;
   const double count = static_cast<double>(layers.size());
@@ -130,10 +137,16 @@ StageActivations stage_activation_bytes(LayerTerms& terms, const StageLayout& la
     const double in_flight = c < layout.chunk_in_flight.size() ? layout.chunk_in_flight[c] : 0;
     retained += chunk_retained(terms, layers) * in_flight;
     double chunk_lora = 0;
-    for (const int layer : layers) {
-      chunk_lora += lora_layers ? lora_retained_bytes(spec, layer) : 0;
-      largest = std::max(largest, terms.retained(layer));
-      working = std::max(working, terms.working_set(layer));
+    if (!lora_layers && terms.kinds().uniform_kind(layers) >= 0) {
+      // Every layer the same kind: the same bytes each.
+      largest = std::max(largest, terms.retained(layers.front()));
+      working = std::max(working, terms.working_set(layers.front()));
+    } else {
+      for (const int layer : layers) {
+        chunk_lora += lora_layers ? lora_retained_bytes(spec, layer) : 0;
+        largest = std::max(largest, terms.retained(layer));
+        working = std::max(working, terms.working_set(layer));
+      }
     }
     lora += chunk_lora * in_flight;
     largest_chunk = std::max(largest_chunk, static_cast<int>(layers.size()));

@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace {
@@ -209,6 +210,38 @@ TEST_CASE("estimate: layer terms kept across stages give each stage's own totals
     CHECK(kept.layers == fresh.layers);
     CHECK(kept.working_set == fresh.working_set);
     CHECK(kept.output == fresh.output);
+  }
+}
+
+// Layers all of one kind take LayerKinds' shortcut (one kind for the whole
+// stage): the stage's totals are still each layer's own bytes added up.
+TEST_CASE("estimate: a model with one kind of layer sums each layer's own bytes")
+{
+  auto spec = lg::testing::moe_container_job();  // every layer MoE (no pattern)
+  spec.model.num_layers = 8;
+  spec.parallelism.pp = 2;
+  spec.parallelism.vpp = 2;
+  const lg::estimate::LayerKinds kinds(spec.model);
+  CHECK(kinds.uniform_kind({0, 1, 2}) == 1);
+  CHECK(kinds.uniform_kind({}) == -1);
+  CHECK(kinds.uniform_kind({7, 8}) == -1);  // past the model's layers
+  auto dense = spec;
+  dense.model.moe.reset();
+  CHECK(lg::estimate::LayerKinds(dense.model).uniform_kind({0, 1}) == 0);
+  for (const auto& stage : lg::estimate::pipeline_layout(spec)) {
+    double retained = 0;
+    double working = 0;
+    for (std::size_t c = 0; c < stage.chunk_layers.size(); ++c) {
+      double chunk = 0;
+      for (const int layer : stage.chunk_layers[c]) {
+        chunk += lg::estimate::layer_activation_bytes(spec, layer);
+        working = std::max(working, lg::estimate::layer_working_set_bytes(spec, layer));
+      }
+      retained += chunk * stage.chunk_in_flight[c];
+    }
+    const auto acts = lg::estimate::stage_activation_bytes(spec, stage);
+    CHECK(acts.layers == retained);
+    CHECK(acts.working_set == working);
   }
 }
 
