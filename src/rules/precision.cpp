@@ -66,15 +66,15 @@ std::vector<std::string> unaligned_widths(const Context& ctx)
 {
   const auto& m = ctx.spec.model;
   const auto& p = ctx.spec.parallelism;
-  std::vector<std::pair<std::string_view, long long>> widths = {
+  // A fixed array, not a vector: tune checks every candidate.
+  const std::pair<std::string_view, long long> widths[] = {
     {"hidden_size", m.hidden_size},
     {"ffn_hidden_size/tp", m.ffn_hidden_size / p.tp},
     {"heads*kv_channels/tp",
      static_cast<long long>(m.num_attention_heads) * config::kv_channels(m) / p.tp},
+    {"moe_ffn_hidden_size/etp",
+     is_moe(m) && m.moe->moe_ffn_hidden_size > 0 ? m.moe->moe_ffn_hidden_size / ctx.etp : 0},
   };
-  if (is_moe(m) && m.moe->moe_ffn_hidden_size > 0) {
-    widths.emplace_back("moe_ffn_hidden_size/etp", m.moe->moe_ffn_hidden_size / ctx.etp);
-  }
   std::vector<std::string> out;
   for (const auto& [name, value] : widths) {
     if (value > 0 && value % 16 != 0) {
