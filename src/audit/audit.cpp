@@ -199,6 +199,7 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.other_scheduler_variable", Severity::warning, "a variable another batch system sets (NHOSTS, PBS_*, LSB_*), unset in a Slurm job"},
     {"audit.shell_mismatch", Severity::warning, "#!/bin/sh with bash syntax: Slurm runs the interpreter the first line names"},
     {"audit.torchrun_default_nnodes", Severity::error, "srun starts torchrun on several nodes without --nnodes (default 1:1)"},
+    {"audit.torchrun_local_rendezvous", Severity::error, "torchrun on several nodes with no rendezvous address: each node meets itself on 127.0.0.1"},
     {"audit.deepspeed_without_hostfile", Severity::error, "srun starts deepspeed on several nodes with no hostfile: each node trains alone"},
     {"audit.torchrun_python", Severity::error, "torchrun … python train.py: torchrun runs `python` as the script"},
     {"audit.module_name", Severity::error, "python/torchrun -m with a file name (pkg.train.py): not a module"},

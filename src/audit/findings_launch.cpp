@@ -430,6 +430,68 @@ void torchrun_default_nnodes(FindingContext& c)
         torchrun->offset);
 }
 
+// `srun torchrun --nnodes 2 …` with no rendezvous address: --rdzv-endpoint
+// defaults to empty, and get_rdzv_endpoint (torch/distributed/run.py) then
+// takes --master-addr:--master-port, whose defaults are 127.0.0.1:29500 (the
+// default static rendezvous); the c10d backend reads an empty endpoint as
+// localhost:29400 (torch/distributed/elastic/rendezvous/utils.py,
+// parse_rendezvous_endpoint). So each node's torchrun rendezvouses with
+// itself: the job waits for nodes that never join, or the nodes run apart.
+// Left alone: an address given in any form (the options, PET_RDZV_ENDPOINT /
+// PET_MASTER_ADDR, which torchrun's env action reads, or MASTER_ADDR set
+// anywhere, which wrappers pass on), --standalone, and unknown words before
+// the program. Error when the node count is certainly above 1, else a warning.
+void torchrun_local_rendezvous(FindingContext& c)
+{
+  int nodes = 0;
+  const LaunchStage* torchrun = under_srun(c, "torchrun", nodes);
+  const LaunchOption* nnodes = torchrun == nullptr ? nullptr : torchrun->find("nnodes");
+  if (nnodes == nullptr || !nnodes->value || torchrun->find("standalone") != nullptr) {
+    return;
+  }
+  // An unknown word before the program other than the count may hold the address.
+  const Launch& l = *c.job.launch;
+  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
+  const int program_at = l.program ? l.program->offset : command.end;
+  if (std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
+        return w.offset >= 0 && w.offset < program_at && !w.known && w.offset != nnodes->value->offset;
+      })) {
+    return;
+  }
+  for (const char* given : {"rdzv_endpoint", "master_addr"}) {
+    if (torchrun->find(given) != nullptr) {
+      return;
+    }
+  }
+  if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(), [](const Assignment& a) {
+        return a.name == "MASTER_ADDR" || a.name == "PET_RDZV_ENDPOINT" || a.name == "PET_MASTER_ADDR";
+      })) {
+    return;
+  }
+  const Word& count = *nnodes->value;
+  int minimum = 0;
+  if (count.known) {
+    minimum = integer(count.text().substr(0, count.text().find(':')));
+    if (minimum <= 1) {
+      return;  // one node (or elastic from one): nothing to meet
+    }
+  } else if (std::none_of(count.expanded.begin(), count.expanded.end(), [](const std::string& v) {
+               return v.find("NNODES") != std::string::npos || v.find("NUM_NODES") != std::string::npos;
+             })) {
+    return;  // a count the script does not say is the node count
+  }
+  const bool certain = minimum > 1 && nodes > 1;
+  c.add(certain ? Severity::error : Severity::warning, "audit.torchrun_local_rendezvous",
+        fmt::format("torchrun --nnodes {} with no --rdzv-endpoint or --master-addr: the rendezvous address defaults "
+                    "to this node (127.0.0.1:29500, or localhost with --rdzv-backend c10d), so each node's torchrun "
+                    "waits for the others on itself{}",
+                    count.text(),
+                    certain ? "" : " (when the job runs on more than one node)"),
+        "pass --rdzv-backend c10d --rdzv-endpoint \"$HEAD:29500\" with HEAD the first node "
+        "($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1))",
+        torchrun->offset);
+}
+
 // `srun deepspeed train.py` on several nodes with no hostfile: each task's
 // DeepSpeed runner finds none (neither --hostfile nor /job/hostfile) and
 // logs "Unable to find hostfile, will proceed with training with local
@@ -563,6 +625,7 @@ void launch_findings(FindingContext& c)
   duplicated_counts(c);
   gpus_mismatch(c);
   torchrun_default_nnodes(c);
+  torchrun_local_rendezvous(c);
   deepspeed_without_hostfile(c);
   torchrun_runs_python(c);
   module_with_py_suffix(c);

@@ -114,6 +114,32 @@ TEST_CASE("#!/bin/sh with bash syntax: Slurm runs the interpreter the first line
   CHECK(with_rule(run("#!/bin/bash\nif [[ 1 ]]; then :; fi\nsrun python train.py\n"), "audit.shell_mismatch").empty());
 }
 
+TEST_CASE("srun torchrun --nnodes 2 with no rendezvous address: each node meets itself on 127.0.0.1")
+{
+  // torch/distributed/run.py get_rdzv_endpoint: no --rdzv-endpoint -> --master-addr:--master-port,
+  // defaults 127.0.0.1:29500.
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n";
+  const AuditResult r = run(head + "srun torchrun --nnodes 2 --nproc_per_node=8 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.torchrun_local_rendezvous");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(line_of(found[0]) == 4);
+  // A node count known only at run time: a warning.
+  const AuditResult later = run("#!/bin/bash\nsrun torchrun --nnodes $SLURM_NNODES --nproc_per_node=8 train.py\n");
+  const auto unknown = with_rule(later, "audit.torchrun_local_rendezvous");
+  REQUIRE(unknown.size() == 1);
+  CHECK(unknown[0]->diagnostic.severity == lg::Severity::warning);
+  for (const char* fine : {"srun torchrun --nnodes 2 --rdzv-endpoint=$H:29500 --rdzv_backend c10d train.py\n",
+                           "srun torchrun --nnodes=2 --master_addr $H train.py\n",
+                           "export MASTER_ADDR=h\nsrun torchrun --nnodes 2 train.py\n",
+                           "export PET_RDZV_ENDPOINT=h:1\nsrun torchrun --nnodes 2 train.py\n",
+                           "srun torchrun --nnodes 1 train.py\n", "srun torchrun --nnodes 2 $DIST train.py\n"}) {
+    CAPTURE(fine);
+    CHECK(with_rule(run(head + fine), "audit.torchrun_local_rendezvous").empty());
+  }
+}
+
 TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-node job")
 {
   // torch/distributed/run.py: --nnodes defaults to "1:1".
