@@ -612,20 +612,48 @@ void module_with_py_suffix(FindingContext& c)
   }
 }
 
+// The checks on a launcher's own words, which hold for every `srun … torchrun`
+// line, not only the training launch.
+void launcher_checks(FindingContext& c)
+{
+  torchrun_tasks(c);
+  torchrun_default_nnodes(c);
+  torchrun_local_rendezvous(c);
+}
+
+// The other `srun … torchrun` lines (a first run before the real one, one per
+// branch): their own launcher checks, each with its own srun's node and task
+// counts.
+void other_torchrun_lines(FindingContext& c)
+{
+  for (const auto& l : c.model.launches) {
+    const LaunchStage* srun = l.stage("srun");
+    const LaunchStage* torchrun = l.stage("torchrun");
+    if (&l == c.job.launch || srun == nullptr || torchrun == nullptr || srun->offset > torchrun->offset) {
+      continue;
+    }
+    ScriptJob other;
+    other.launch = &l;
+    other.spec.cluster.gpu_info = c.job.spec.cluster.gpu_info;
+    read_cluster(c.model, other);
+    FindingContext line{c.model, other, c.options, c.path, c.out};
+    launcher_checks(line);
+  }
+}
+
 } // namespace
 
 void signal_findings(FindingContext& c);  // findings_secrets.cpp
 
 void launch_findings(FindingContext& c)
 {
-  torchrun_tasks(c);
+  launcher_checks(c);
+  other_torchrun_lines(c);
   single_host_launch(c);
   per_task_variables(c);
   container_env(c);
   duplicated_counts(c);
   gpus_mismatch(c);
-  torchrun_default_nnodes(c);
-  torchrun_local_rendezvous(c);
   deepspeed_without_hostfile(c);
   torchrun_runs_python(c);
   module_with_py_suffix(c);

@@ -10,8 +10,6 @@
 
 namespace lg::audit {
 
-void read_cluster(const ScriptModel& model, ScriptJob& job);  // job_cluster.cpp
-
 namespace {
 
 bool contains_megatron(std::string text)

@@ -54,6 +54,10 @@ struct ScriptJob
 // names the script in locations.
 ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, const std::string& path);
 
+// The nodes, GPUs and tasks per node of `job.launch` (its srun and launcher
+// options over the #SBATCH ones) into `job` (job_cluster.cpp).
+void read_cluster(const ScriptModel& model, ScriptJob& job);
+
 // The launch line audit treats as the training launch: the last one running
 // a Megatron-LM program, else the last running Python, else the last launch.
 const Launch* training_launch(const ScriptModel& model);

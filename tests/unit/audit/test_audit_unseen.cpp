@@ -140,6 +140,20 @@ TEST_CASE("srun torchrun --nnodes 2 with no rendezvous address: each node meets 
   }
 }
 
+TEST_CASE("each srun torchrun line gets its launcher checks, not only the training launch")
+{
+  // The first of two launch lines (the audit reads the last as the training); torch/distributed/run.py as above.
+  const AuditResult r = run("#!/bin/bash\nsrun -N4 --ntasks-per-node=4 torchrun --nnodes=4 --nproc_per_node=4 a.py\n"
+                            "srun -N1 --ntasks-per-node=1 torchrun --nnodes=1 --nproc_per_node=1 b.py\n");
+  CAPTURE(describe(r));
+  const auto rendezvous = with_rule(r, "audit.torchrun_local_rendezvous");
+  REQUIRE(rendezvous.size() == 1);
+  CHECK(line_of(rendezvous[0]) == 2);
+  const auto tasks = with_rule(r, "audit.torchrun_tasks_per_node");
+  REQUIRE(tasks.size() == 1);
+  CHECK(line_of(tasks[0]) == 2);
+}
+
 TEST_CASE("srun torchrun on several nodes without --nnodes: each node is a one-node job")
 {
   // torch/distributed/run.py: --nnodes defaults to "1:1".
