@@ -23,6 +23,8 @@ inline AuditResult run(const std::string& text, AuditOptions options = h100_opti
   return audit_text(text, "job.sbatch", options);
 }
 
+// Pointers into `result`: keep a named result while they are used (a temporary
+// result dies at the end of the full expression; use that only for .size()).
 inline std::vector<const AuditFinding*> with_rule(const AuditResult& result, const std::string& rule)
 {
   std::vector<const AuditFinding*> out;

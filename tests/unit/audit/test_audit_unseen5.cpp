@@ -134,7 +134,8 @@ TEST_CASE("an option whose variable is empty and unquoted takes the next word")
 TEST_CASE("srun running a shell script says that nothing was read")
 {
   // srun(1) runs the named file as the task's program: the training is in that file.
-  const auto advice = with_rule(run("#!/bin/bash\n#SBATCH --nodes 2\nsrun launch_training_accelerate.sh\n"), "audit.no_launch");
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes 2\nsrun launch_training_accelerate.sh\n");
+  const auto advice = with_rule(r, "audit.no_launch");  // pointers into r: r must outlive them
   REQUIRE(advice.size() == 1);
   CHECK(advice[0]->diagnostic.message.find("launch_training_accelerate.sh") != std::string::npos);
 }
