@@ -83,6 +83,11 @@ double launch_seconds(double gpu, double kernels, double gap, double host)
   return std::max(device, kernels * host - gpu);
 }
 
+double expert_gemm_kernels(double local_experts)
+{
+  return 2 * std::max(1.0, local_experts);
+}
+
 double bubble_seconds(int pp, int vpp, double microbatch_seconds)
 {
   if (pp <= 1) {

@@ -66,6 +66,13 @@ double tp_block_seconds(double collective, double column, double row, double eff
 // host needs beyond that when it is slower.
 double launch_seconds(double gpu, double kernels, double gap, double host);
 
+// Forward kernels of a routed-expert block's two grouped GEMMs (FC1, FC2)
+// with `local_experts` experts on the GPU: one GEMM kernel per expert each
+// (Transformer Engine's GroupedLinear loops over the experts, one cuBLAS GEMM
+// apiece: transformer_engine/common/gemm/cublaslt_gemm.cu,
+// multi_stream_cublas_gemm). 2 x local_experts; at least 2.
+double expert_gemm_kernels(double local_experts);
+
 // Pipeline bubble of 1F1B / interleaved 1F1B: (pp - 1) / vpp microbatch times.
 double bubble_seconds(int pp, int vpp, double microbatch_seconds);
 

@@ -236,7 +236,11 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     permute = 4 * T * topk * h / tp;
     // Router GEMM, softmax/top-k/aux loss, permute and unpermute, grouped FC1,
     // activation, grouped FC2 (+ casts), dispatch and combine all-to-alls.
-    f.kernels += 9 + (quantized ? 2 : 0) + (s.ep > 1 ? 2 : 0);
+    // A grouped GEMM is one kernel per local expert: Transformer Engine's
+    // GroupedLinear (Megatron-LM TEGroupedMLP) issues one cuBLAS GEMM per
+    // expert over 4 streams (transformer_engine/common/gemm/cublaslt_gemm.cu,
+    // multi_stream_cublas_gemm), and SequentialMLP one GEMM per expert too.
+    f.kernels += 9 + (quantized ? 2 : 0) + (s.ep > 1 ? 2 : 0) + expert_gemm_kernels(local_experts) - 2;
     mlp_in += topk * (h + ffn) / tp;
     if (e.shared_expert_intermediate_size > 0) {
       dense_mlp(e.shared_expert_intermediate_size);

@@ -94,3 +94,13 @@ TEST_CASE("launch_seconds: the device gap per kernel, or the host when it is slo
   CHECK(launch_seconds(1e-4, 100, 0.5e-6, 0) == doctest::Approx(50e-6));  // CUDA graphs
   CHECK(launch_seconds(1e-4, 0, 0.5e-6, 3.8e-6) == 0);
 }
+
+TEST_CASE("expert_gemm_kernels: one GEMM kernel per local expert in each of FC1 and FC2")
+{
+  // Transformer Engine's GroupedLinear loops over the experts, one cuBLAS GEMM each
+  // (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm): Qwen3-30B-A3B's
+  // 128 experts at EP 8 are 16 per GPU, 2 x 16 forward GEMM kernels; at EP 128 one each.
+  CHECK(expert_gemm_kernels(16) == 32);
+  CHECK(expert_gemm_kernels(1) == 2);
+  CHECK(expert_gemm_kernels(0.5) == 2);
+}

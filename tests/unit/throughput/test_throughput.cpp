@@ -140,6 +140,21 @@ TEST_CASE("expert all-to-all appears with EP > 1 on MoE layers and overlap reduc
   CHECK(throughput::cost(throughput::predict(spec), "ep_comm") < throughput::cost(t, "ep_comm"));
 }
 
+TEST_CASE("fewer expert-parallel ranks: more local experts, one GEMM kernel each")
+{
+  // Qwen3-30B-A3B (48 MoE layers, 128 experts) on 16 H100, TP 2, PP 1, GBS 64, MBS 1: EP 8
+  // holds 16 experts per GPU, EP 2 64. FC1 and FC2 are one kernel per local expert forward
+  // (terms.hpp, expert_gemm_kernels), backward twice as many: (64 - 16) x 2 x 3 more kernels a
+  // layer, 48 layers, 8 microbatches per rank (DP 8) at EP 8 and EP 2 alike, each costing the
+  // 0.5 us device gap (GPU-bound: the host keeps ahead).
+  auto spec = testing::moe_container_job();
+  spec.cluster.gpu_info = testing::gpu("h100-80gb");
+  const double ep8 = throughput::cost(throughput::predict(spec), "launch");
+  spec.parallelism.ep = 2;
+  const double ep2 = throughput::cost(throughput::predict(spec), "launch");
+  CHECK(ep2 - ep8 == doctest::Approx((64 - 16) * 2 * 3 * 48 * 8 * 0.5e-6));
+}
+
 TEST_CASE("activation offload costs host-link time only when it is enabled")
 {
   auto spec = testing::llama3_70b_sft();
