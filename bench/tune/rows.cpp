@@ -48,7 +48,7 @@ int gpus_per_node(const std::string& system)
   return system == "gb200" || system == "gb300" ? 4 : 8;
 }
 
-std::string job_text(const Row& row)
+std::string job_text(const Row& row, bool dispatcher)
 {
   const int gpn = gpus_per_node(row.system);
   std::string precision = row.precision;
@@ -74,21 +74,24 @@ std::string job_text(const Row& row)
                       "distributed_optimizer = true\noverlap_grad_reduce = true\n"
                       "overlap_param_gather = true\ntp_comm_overlap = {}\nfsdp = \"{}\"\n"
                       "optimizer = {{ grad_dtype = \"bf16\" }}\n",
-                      row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false",
-                      row.fsdp > 0 ? "megatron" : "none");
+                      row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false", row.fsdp > 0 ? "megatron" : "none");
   text += recipe.training;
+  text += dispatcher ? recipe.dispatcher_training : "";
   text += row.extra_training;
   if (row.task == "lora") {
     text += "[peft]\nmethod = \"lora\"\n";
+  }
+  if (dispatcher && !recipe.moe.empty()) {
+    text += "[model.moe]\n" + recipe.moe;
   }
   text += fmt::format("[cluster]\ngpu = \"{}\"\nnodes = {}\ngpus_per_node = {}\n", row.system,
                       row.gpus / gpn, gpn);
   return text;
 }
 
-config::JobSpec row_spec(const Row& row, const config::LoadOptions& options)
+config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher)
 {
-  return config::load_job_text(job_text(row), "bench.toml", options);
+  return config::load_job_text(job_text(row, dispatcher), "bench.toml", options);
 }
 
 } // namespace lg::bench

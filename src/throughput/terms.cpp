@@ -45,6 +45,15 @@ double all_to_all_seconds(double bytes, int group, int local, double fast_bw, do
   return std::max(fast, slow);  // the two links carry their shares at the same time
 }
 
+double node_dedup_factor(int domains, double topk)
+{
+  if (domains <= 1 || topk <= 1) {
+    return 1;
+  }
+  const double n = domains;
+  return n * (1 - std::pow(1 - 1 / n, topk)) / topk;
+}
+
 double exposed_seconds(double comm, double window, double eff, bool overlapped)
 {
   if (comm <= 0) {

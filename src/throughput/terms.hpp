@@ -35,6 +35,17 @@ double ring_seconds(double bytes, int group, double bw);
 // share to the local ranks goes at `fast_bw`, the rest at `slow_bw`.
 double all_to_all_seconds(double bytes, int group, int local, double fast_bw, double slow_bw);
 
+// Fraction of an all-to-all's cross-domain bytes that a hierarchical
+// dispatcher sends: each token crosses to every remote NVLink domain holding
+// one of its `topk` experts once and is forwarded inside that domain over
+// NVLink (DeepEP's internode kernels and HybridEP, Megatron-LM's `flex` token
+// dispatcher), instead of once per expert. With `domains` domains in the EP
+// group and balanced routing (each pick uniform over the experts), a token
+// reaches (n - 1)(1 - (1 - 1/n)^k) distinct remote domains against
+// k (n - 1) / n remote expert copies: n (1 - (1 - 1/n)^k) / k; 1 for one
+// domain.
+double node_dedup_factor(int domains, double topk);
+
 // What of a communication of `comm` seconds stays on the critical path when it
 // is overlapped with `window` seconds of computation at efficiency `eff`:
 // max((1 - eff) * comm, comm - eff * window). `overlapped` false: all of it.

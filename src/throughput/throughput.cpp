@@ -344,8 +344,14 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
   }
   if (moe_layer && m.moe && s.ep > 1) {
     // Dispatch + combine, forward and backward: 4 all-to-alls of T x topk x h.
+    // The flex dispatcher (DeepEP/HybridEP) sends a token once per remote
+    // NVLink domain and forwards it inside over NVLink (terms.hpp,
+    // node_dedup_factor): the cross-domain share shrinks, as if the network
+    // were that much faster; the forwarding rides NVLink, which runs alongside.
     const double bytes = s.tokens / s.tp * m.moe->router_topk * s.h * k_act_bytes;
-    const double comm = 4 * all_to_all_seconds(bytes, s.ep, s.ep_local, s.bw_ep_fast, s.bw_ep_slow);
+    const int domains = (s.ep + s.ep_local - 1) / s.ep_local;
+    const double dedup = m.moe->token_dispatcher == "flex" ? node_dedup_factor(domains, m.moe->router_topk) : 1.0;
+    const double comm = 4 * all_to_all_seconds(bytes, s.ep, s.ep_local, s.bw_ep_fast, s.bw_ep_slow / dedup);
     c.ep = exposed_seconds(comm, c.compute, s.rates.overlap_efficiency, t.overlap_moe_expert_parallel_comm);
   }
   return c;

@@ -104,3 +104,14 @@ TEST_CASE("expert_gemm_kernels: one GEMM kernel per local expert in each of FC1 
   CHECK(expert_gemm_kernels(1) == 2);
   CHECK(expert_gemm_kernels(0.5) == 2);
 }
+
+TEST_CASE("node_dedup_factor: a token crosses once per remote domain, not once per expert")
+{
+  // Top-8 routing over 2 NVLink domains: each remote pick has probability 1/2, the remote domain
+  // is reached with 1 - 2^-8, against 8 x 1/2 = 4 remote expert copies: 0.99609375 / 4.
+  CHECK(node_dedup_factor(2, 8) == doctest::Approx(0.2490234375));
+  // 4 domains (DeepSeek-V3 EP 32 on 8-GPU nodes): 3 x (1 - 0.75^8) = 2.69966 against 6 copies.
+  CHECK(node_dedup_factor(4, 8) == doctest::Approx(4 * (1 - 0.1001129150390625) / 8));
+  CHECK(node_dedup_factor(1, 8) == 1);  // one domain: nothing crosses
+  CHECK(node_dedup_factor(8, 1) == 1);  // top-1: one copy either way
+}

@@ -155,6 +155,30 @@ TEST_CASE("fewer expert-parallel ranks: more local experts, one GEMM kernel each
   CHECK(ep2 - ep8 == doctest::Approx((64 - 16) * 2 * 3 * 48 * 8 * 0.5e-6));
 }
 
+TEST_CASE("flex dispatcher: the cross-node share of the expert all-to-all sent once per node")
+{
+  // Qwen3-30B-A3B at TP 1, EP 16 over two 8-GPU H100 nodes: each all-to-all sends 1/16 of
+  // T x topk x h x 2 B to each peer; 7 peers over NVLink (360 GB/s) take less than the 8 over
+  // the network (45 GB/s), which decide. DeepEP/HybridEP send a token once to the other node
+  // (terms.hpp, node_dedup_factor(2, 8) = 0.2490234375 of the bytes), still slower than NVLink.
+  auto spec = testing::moe_container_job();
+  spec.cluster.gpu_info = testing::gpu("h100-80gb");
+  spec.parallelism.tp = 1;
+  spec.parallelism.sequence_parallel = false;
+  spec.parallelism.ep = 16;
+  spec.parallelism.etp = 1;
+  const double alltoall = throughput::cost(throughput::predict(spec), "ep_comm");
+  spec.model.moe->token_dispatcher = "flex";
+  const double flex = throughput::cost(throughput::predict(spec), "ep_comm");
+  CHECK(alltoall > 0);
+  CHECK(flex == doctest::Approx(0.2490234375 * alltoall));
+  // Inside one NVLink domain (EP 8) nothing crosses: the dispatcher changes nothing.
+  spec.parallelism.ep = 8;
+  const double inside = throughput::cost(throughput::predict(spec), "ep_comm");
+  spec.model.moe->token_dispatcher = "alltoall";
+  CHECK(throughput::cost(throughput::predict(spec), "ep_comm") == doctest::Approx(inside));
+}
+
 TEST_CASE("activation offload costs host-link time only when it is enabled")
 {
   auto spec = testing::llama3_70b_sft();
