@@ -99,7 +99,11 @@ Setup make_setup(const config::JobSpec& spec, const SystemRates& rates)
   s.bw_dp = group_bandwidth(s.rates, s.dp * s.cp, s.tp, s.domain);
   s.bw_edp = group_bandwidth(s.rates, std::max(1, config::expert_data_parallel_size(spec)), s.ep * s.etp,
                              s.domain);
-  s.bw_pp = link(s.rates, s.tp * s.cp * s.dp < s.gpus_per_node && s.world <= s.domain);
+  // Pipeline neighbours are tp x cp x dp ranks apart; the 1F1B chain passes every stage
+  // boundary, so the slowest one paces it: NVLink when the whole pipeline sits in one NVLink
+  // domain (a DGX node, or up to 72 GPUs of an NVL72 rack across its 4-GPU trays), else the
+  // network.
+  s.bw_pp = link(s.rates, s.world <= s.domain);
   return s;
 }
 

@@ -223,6 +223,22 @@ TEST_CASE("pipeline p2p without interleaving: every send on the critical path, b
   CHECK(throughput::cost(throughput::predict(spec), "pp_p2p") == doctest::Approx(2 * (m + 4 - 1) * per_send));
 }
 
+TEST_CASE("pipeline p2p inside an NVL72 rack goes over NVLink, across 4-GPU trays")
+{
+  // The same Llama3-70B SFT pipeline (TP 4, PP 4, DP 2, 32 GPUs) on GB200: 8 trays of 4 GPUs,
+  // every one in the rack's 72-GPU NVLink domain (GB200 NVL72 datasheet), so each stage
+  // boundary moves its T x h / TP over NVLink at 900 GB/s x 0.8, not the tray's ConnectX-7.
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.vpp.reset();
+  spec.cluster.gpu_info = testing::gpu("gb200");
+  spec.cluster.gpus_per_node = 4;
+  spec.cluster.nodes = 8;
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const double per_send = 4096.0 * 8192 * 2 / 4 / (rates.nvlink_bw * rates.nvlink_efficiency) + rates.p2p_latency_s;
+  const double m = 32 / 2;
+  CHECK(throughput::cost(throughput::predict(spec), "pp_p2p") == doctest::Approx(2 * (m + 4 - 1) * per_send));
+}
+
 TEST_CASE("CP ring attention: 3 (cp - 1) KV sends a layer, bytes plus latency, (1 - eff) exposed")
 {
   // Ring attention (Megatron-LM/TE context parallelism): forward KV, backward KV and dKV, cp - 1
