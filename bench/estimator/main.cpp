@@ -36,6 +36,7 @@ struct Row
   double steady_measured = -1;
   double steady_predicted = 0;
   std::string verdict;
+  double band = 0;  // the estimate's error band for this record (fraction)
 };
 
 double quantile(std::vector<double> v, double q)
@@ -113,6 +114,7 @@ std::optional<Row> predict(const nlohmann::json& record, std::string& why)
   row.predicted = bytes / k_gib;
   row.error = (row.predicted - row.measured) / row.measured;
   row.verdict = lg::estimate::to_string(est.verdict);
+  row.band = lg::estimate::error_band(mapped->spec).relative;
   if (measured.contains("steady_state_allocated_gib") &&
       measured["steady_state_allocated_gib"].is_number()) {
     row.steady_measured = measured["steady_state_allocated_gib"].get<double>();
@@ -319,6 +321,16 @@ int main(int argc, char** argv)
   std::copy_if(every.begin(), every.end(), std::back_inserter(judged),
                [](const Row* r) { return r->verdict != "unknown"; });
   print_stats("all judged (verdict not unknown)", judged);
+  // How often the shipped band covers the measured value (in-sample: the band
+  // table comes from these records): two-sided, and the upper edge alone (what
+  // a `fits` verdict relies on: measured <= predicted x (1 + band)).
+  const auto covered = [&](bool upper_only) {
+    return std::count_if(judged.begin(), judged.end(), [&](const Row* r) {
+      return upper_only ? r->measured <= r->predicted * (1 + r->band) : std::fabs(r->error) <= r->band;
+    });
+  };
+  std::printf("  band coverage (judged): |error| <= band %ld/%zu, measured <= upper edge %ld/%zu\n",
+              static_cast<long>(covered(false)), judged.size(), static_cast<long>(covered(true)), judged.size());
   std::printf("\nper feature group (a record counts in each of its groups):\n");
   for (const auto& [group, rows] : groups) {
     print_stats(group, rows);

@@ -5,17 +5,50 @@
 // Bridge performance recipes' common settings, and the bench counts memory
 // verdicts and error-level findings. A run that published a throughput did
 // not run out of memory: none of them may be `oom` or get an error.
-// Usage: bench_published <bridge_performance.json> <presets dir>
+// Usage: bench_published <bridge_performance.json> <presets dir> [--memory]
+//        (--memory: every row judged borderline with its peak, band, capacity and
+//        the components of its most loaded stage, in GiB)
 #include "preflight/judge.hpp"
 #include "rows.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <string>
+
+namespace {
+
+constexpr double k_gib = 1024.0 * 1024 * 1024;
+
+// One borderline row: where its peak sits against the capacity and what the
+// most loaded stage holds.
+void print_memory(const lg::bench::Row& row, const lg::estimate::Estimate& e)
+{
+  const bool calibration = row.release == "25.09" || row.release == "25.11";
+  std::string line = fmt::format(
+    "borderline {} {} {} {} {} {} {} GPUs tp{} pp{} vpp{} cp{} ep{} mbs{} fsdp{}: peak {:.1f} + band {:.1f} "
+    "({:.1f}%, {}) = {:.1f}% of {:.1f} GiB (pp rank {});",
+    calibration ? "calibration" : "held-out", row.release, row.task, row.model, row.system, row.precision, row.gpus,
+    row.tp, row.pp, row.vpp, row.cp, row.ep, row.mbs, row.fsdp, e.peak_bytes / k_gib, e.band_bytes / k_gib,
+    100 * e.band_bytes / std::max(1.0, e.peak_bytes), e.band_group,
+    100 * (e.peak_bytes + e.band_bytes) / std::max(1.0, e.capacity_bytes), e.capacity_bytes / k_gib,
+    e.most_loaded_pp_rank);
+  for (const auto& stage : e.stages) {
+    if (stage.pp_rank != e.most_loaded_pp_rank) {
+      continue;
+    }
+    for (const auto& [name, bytes] : stage.components) {
+      line += fmt::format(" {} {:.2f}", name, bytes / k_gib);
+    }
+  }
+  std::printf("%s\n", line.c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -29,6 +62,7 @@ int main(int argc, char** argv)
     return 2;
   }
   const auto doc = nlohmann::json::parse(in);
+  const bool memory = argc > 3 && std::string(argv[3]) == "--memory";
   lg::config::LoadOptions options;
   options.preset_dirs = {argv[2]};
   std::map<std::string, int> verdicts;
@@ -65,6 +99,9 @@ int main(int argc, char** argv)
       any = true;
     }
     with_error += any ? 1 : 0;
+    if (memory && verdict == "borderline") {
+      print_memory(row, judged.estimate);
+    }
     if (verdict == "oom" || any) {
       char line[400];
       std::snprintf(line, sizeof line, "  %-9s %s %s %s %d GPUs tp%d pp%d vpp%d cp%d ep%d mbs%d gbs%d: peak %.1f GiB%s",

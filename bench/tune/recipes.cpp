@@ -147,11 +147,31 @@ std::string recipe_recompute(const Row& row)
   return {};
 }
 
+// What the Bridge performance runs of these models set beside the table's
+// columns (paths under src/megatron/bridge/):
+// - perf_recipes/_common.py:31,70 (_benchmark_common, cross_entropy_impl="te"):
+//   cross_entropy_fusion_impl = "te", with cross_entropy_loss_fusion = True
+//   (models/gpt_provider.py:205); only the DeepSeek-V4, GLM-5 and Nemotron-H
+//   recipes pass "native", none of them a model of this table.
+// - perf_recipes/_common.py:99-121 (_perf_precision) -> training/mixed_precision.py:
+//   bf16_with_fp8_current_scaling_mixed (:302) and bf16_with_mxfp8_mixed (:264) set
+//   fp8_param_gather = True; the blockwise (subchannel, :384) and NVFP4 (:415)
+//   recipes set it False.
+std::string recipe_precision_lines(const Row& row)
+{
+  std::string out = "cross_entropy_fusion = \"te\"\n";
+  if (row.precision == "fp8_cs" || row.precision == "mxfp8") {
+    out += "fp8_param_gather = true\n";
+  }
+  return out;
+}
+
 } // namespace
 
 RecipeLines recipe_lines(const Row& row)
 {
   RecipeLines out;
+  out.training += recipe_precision_lines(row);
   if (row.model == "deepseek-v3" && row.pp > 1) {
     const auto layout = deepseek_v3_layout(row);
     if (!layout.empty()) {

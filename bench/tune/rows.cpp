@@ -73,8 +73,11 @@ std::string job_text(const Row& row, bool dispatcher)
   text += fmt::format("[training]\nmicro_batch_size = {}\nglobal_batch_size = {}\nprecision = \"{}\"\n"
                       "distributed_optimizer = true\noverlap_grad_reduce = true\n"
                       "overlap_param_gather = true\ntp_comm_overlap = {}\nfsdp = \"{}\"\n"
-                      "optimizer = {{ grad_dtype = \"bf16\" }}\n",
-                      row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false", row.fsdp > 0 ? "megatron" : "none");
+                      "optimizer = {{ grad_dtype = \"bf16\"{} }}\n",
+                      row.mbs, row.gbs, precision, row.tp > 1 ? "true" : "false", row.fsdp > 0 ? "megatron" : "none",
+                      // scripts/performance/run_script.py:150-151 at the table's commit: a BF16
+                      // run with Adam turns on the precision-aware optimizer (fp32 moments kept).
+                      row.precision == "bf16" ? ", precision_aware = true" : "");
   text += recipe.training;
   text += dispatcher ? recipe.dispatcher_training : "";
   text += row.extra_training;

@@ -124,6 +124,29 @@ double step_grad_copy_bytes(const StateRates& rates, double dense_params, double
   return 4.0 * (dense_params / rates.dense.optimizer + expert_params / rates.expert.optimizer);
 }
 
+// Bytes per GEMM weight of the quantized copy TE keeps beside the weight
+// under an FP8/FP4 recipe. Without fp8 primary weights that is the cached
+// quantized weight; with them, the weight is already quantized and only a
+// second (column-wise) layout is extra: Hopper's FP8 GEMMs take TN operands
+// only, so a tensor-scaled Float8Tensor keeps its transpose. From compute
+// capability 10.0 on (B200/GB200/B300/GB300) TE's FP8 GEMMs accept non-TN
+// layouts and a tensor-scaled (delayed or current scaling) Float8Tensor serves
+// both usages from its one data buffer and drops the transpose:
+// TransformerEngine transformer_engine/pytorch/utils.py:658-663
+// (is_non_tn_fp8_gemm_supported), tensor/storage/float8_tensor_storage.py:292-297
+// (update_usage: needs_data_transpose = False). MXFP8 and blockwise scaling
+// quantize each direction with its own scales and keep both.
+double fp8_cache_bytes(const config::JobSpec& spec)
+{
+  const auto& t = spec.training;
+  if (!config::is_fp8(t.precision) && !config::is_fp4(t.precision)) {
+    return 0;
+  }
+  const bool tensor_scaled = t.precision == config::Precision::fp8_delayed || t.precision == config::Precision::fp8_cs;
+  const bool non_tn = spec.cluster.gpu_info.generation == config::GpuGeneration::blackwell;
+  return tensor_scaled && non_tn && t.fp8_param_gather ? 0.0 : 1.0;
+}
+
 } // namespace
 
 int dense_shard_group(const config::JobSpec& spec)
@@ -144,6 +167,7 @@ StateRates state_rates(const config::JobSpec& spec)
   r.dense = sharding(spec, dense_shard_group(spec));
   r.expert = sharding(spec, expert_shard_group(spec));
   r.fp8 = config::is_fp8(t.precision) || config::is_fp4(t.precision);
+  r.fp8_cache_bytes = fp8_cache_bytes(spec);
   // fp8 primary weights (--fp8-param-gather) apply to the TE GEMM weights
   // only; embeddings, output layer, norms and routers stay bf16.
   r.linear_bytes = r.fp8 && t.fp8_param_gather ? 1.0 : 2.0;
@@ -174,10 +198,10 @@ ModelStateBytes model_state_bytes(const StateRates& r, const StageParameters& pa
   const double weights_experts = linear_bytes * params.expert_linear + 2.0 * other_experts;
   out.weights = weights_dense / dense.weights + weights_experts / expert.weights;
   if (r.fp8) {
-    // TE caches the quantized weight across the microbatches of a step; with
-    // fp8 params the weight itself is quantized and only the transposed
-    // (column-wise) copy is extra. Either way one extra byte per GEMM weight.
-    out.fp8_weight_cache = params.linear / dense.weights + params.expert_linear / expert.weights;
+    // TE caches the quantized weight across the microbatches of a step
+    // (fp8_cache_bytes: one byte per GEMM weight, none for tensor-scaled fp8
+    // primary weights on Blackwell).
+    out.fp8_weight_cache = r.fp8_cache_bytes * (params.linear / dense.weights + params.expert_linear / expert.weights);
   }
   // Trainable parameters: LoRA trains only its adapters; frozen parts have
   // no main gradient and no optimizer state.

@@ -57,6 +57,7 @@ struct StateRates
   };
   Sharding dense, expert;
   bool fp8 = false;         // fp8/fp4 recipe: TE's quantized weight cache
+  double fp8_cache_bytes = 0;  // bytes of that cache per GEMM weight (0 or 1)
   double linear_bytes = 2;  // bytes of a GEMM weight (1 with fp8 primary weights)
   bool lora = false;
   bool frozen_language_model = false;

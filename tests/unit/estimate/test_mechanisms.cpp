@@ -217,6 +217,27 @@ TEST_CASE("fp8 primary weights: only GEMM weights are one byte")
   CHECK(saved == doctest::Approx(linear));
 }
 
+TEST_CASE("fp8 weight cache: tensor-scaled fp8 primary weights on Blackwell keep no transpose")
+{
+  // TransformerEngine pytorch/utils.py:658-663 (is_non_tn_fp8_gemm_supported:
+  // compute capability 10.x) and tensor/storage/float8_tensor_storage.py:292-297
+  // (update_usage drops the transpose): one data buffer serves both GEMM layouts.
+  auto spec = lg::testing::llama3_70b_sft();  // fp8_cs on H100
+  spec.training.fp8_param_gather = true;
+  // Stage 0's GEMM weights: 20 layers of QKV, proj, fc1 (gated) and fc2 over TP 4.
+  const double linear = 20.0 * (8192.0 * (64 + 16) * 128 + 64 * 128 * 8192.0 + 3 * 8192.0 * 28672) / 4;
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "fp8_weight_cache") == doctest::Approx(linear));
+  spec.cluster.gpu_info = lg::testing::gpu("b200");
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "fp8_weight_cache") == 0);
+  // Without fp8 primary weights TE still caches the quantized weight (1 byte).
+  spec.training.fp8_param_gather = false;
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "fp8_weight_cache") == doctest::Approx(linear));
+  // MXFP8 scales each direction separately: the column-wise copy stays.
+  spec.training.fp8_param_gather = true;
+  spec.training.precision = lg::config::Precision::mxfp8;
+  CHECK(lg::testing::stage_component(run(spec).stages.front(), "fp8_weight_cache") == doctest::Approx(linear));
+}
+
 TEST_CASE("first iteration: the optimizer's moments come after its forward/backward")
 {
   // Adam state is created lazily in the first step (init_state_fn only on
