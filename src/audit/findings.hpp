@@ -37,10 +37,15 @@ void step_findings(FindingContext& context);      // launches left running at ex
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
 
-// True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…,
-// /path/to/…, CHANGEME.
+// True for placeholder text: <…>, {{…}} (outside templates), __NAME__, your_…
+// or YOU_… (at the start of the word or of a part of it), /path/to/…, CHANGEME,
+// PYTHON_FILE.py (placeholder_shapes.cpp).
 bool placeholder(std::string_view text, bool template_mode);
 bool names_its_option(std::string option, std::string_view value);  // --account ACCOUNT
+// The placeholder inside `text` as written ("<account>", "YOU_TEAM_NAME"), or empty.
+std::string placeholder_token(std::string_view text, bool template_mode);
+// A run of one letter x in a part of an #SBATCH value: --account=project_xxxx.
+bool x_filler(std::string_view text);
 
 // Megatron-DeepSpeed (the deepspeed launcher, --deepspeed, --zero-stage,
 // --pp-partition-method, …): its own fork of Megatron's arguments, without

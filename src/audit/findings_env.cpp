@@ -149,6 +149,16 @@ void insert_export(const ScriptModel& model, const Launch& launch, const std::st
   finding.edits.push_back(Edit{line, line, indent + "export " + name + "=" + value + "\n"});
 }
 
+// The GPU generation as a finding names it: "hopper"; for an AMD GPU the
+// device capability Megatron-LM compares (arguments.py reads the CUDA device's
+// major version, which ROCm builds of PyTorch report as 9 on MI200/MI300),
+// never the NVIDIA preset kept for generation-free rules.
+std::string generation_text(const AuditOptions& options, const env::JobFeatures& f)
+{
+  return options.gpu_vendor == "amd" ? "an AMD GPU (its reported compute capability major, 9, is below 10)"
+                                     : config::to_string(f.generation);
+}
+
 void missing_variables(FindingContext& context, const env::JobFeatures& f)
 {
   const ScriptJob& job = context.job;
@@ -162,10 +172,11 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
     const bool mlm = f.framework == config::Framework::megatron_lm;
     auto& finding = context.add(
       mlm ? Severity::error : Severity::warning, "env.cuda_device_max_connections_tp_cp",
-      fmt::format("CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with {} on {}: "
-                  "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
-                  "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
-                  env::tp_cp_text(f), config::to_string(f.generation))
+      fmt::format(
+        "CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with {} on {}: "
+        "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
+        "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
+        env::tp_cp_text(f), generation_text(context.options, f))
         + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
     insert_export(context.model, *job.launch, k_cdmc, "1", finding);

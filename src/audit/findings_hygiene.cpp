@@ -126,17 +126,45 @@ void not_exported(FindingContext& context)
   }
 }
 
+// sbatch reads #SBATCH lines up to the first command and no further (sbatch
+// man page: "before any executable commands"): every directive behind it has
+// the same cause and the same fix, so they are one finding on the first of
+// them, listing the others.
 void ignored_directives(FindingContext& context)
 {
-  for (const auto& d : context.model.directives) {
+  const ScriptModel& m = context.model;
+  std::vector<const Directive*> late;
+  for (const auto& d : m.directives) {
     if (d.ignored) {
-      context.add(Severity::warning, "audit.directive_ignored",
-                  fmt::format("#SBATCH {} comes after the first command: sbatch stops reading directives there "
-                              "and ignores it",
-                              d.spelled),
-                  "move the #SBATCH line above the first command", d.offset);
+      late.push_back(&d);
     }
   }
+  if (late.empty()) {
+    return;
+  }
+  const std::string where = m.first_command_offset >= 0 ? fmt::format(" (line {})", m.line_of(m.first_command_offset))
+                                                        : "";
+  if (late.size() == 1) {
+    context.add(
+      Severity::warning, "audit.directive_ignored",
+      fmt::format("#SBATCH {} comes after the first command{}: sbatch stops reading directives there and ignores it",
+                  late.front()->spelled, where),
+      "move the #SBATCH line above the first command", late.front()->offset);
+    return;
+  }
+  std::string options;
+  std::string lines;
+  for (std::size_t i = 0; i < late.size(); ++i) {
+    options += fmt::format("{}{}", i == 0 ? "" : ", ", late[i]->spelled);
+    if (i > 0) {
+      lines += fmt::format("{}{}", i == 1 ? "" : ", ", m.line_of(late[i]->offset));
+    }
+  }
+  context.add(Severity::warning, "audit.directive_ignored",
+              fmt::format("{} #SBATCH lines come after the first command{}: sbatch stops reading directives there and "
+                          "ignores all of them ({}; also on line{} {}), so the job runs with Slurm's defaults for each",
+                          late.size(), where, options, late.size() > 2 ? "s" : "", lines),
+              "move the #SBATCH lines above the first command", late.front()->offset);
 }
 
 // Where the script runs `mkdir` on `dir` (offset, or -1), and whether that

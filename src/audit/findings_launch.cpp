@@ -311,10 +311,34 @@ void duplicated_counts(FindingContext& c)
   }
 }
 
+// The GPUs per node a launch's srun step gets: its own --gres=gpu:N or
+// --gpus-per-node=N (srun man page: both are per node, and a step sees the
+// GPUs it requests, not the whole allocation's), else the job's #SBATCH count.
+// With both, --gres decides (the local Slurm 22.05 allocates the gres count).
+// 0: the step names a count that cannot be read. `spelled` says which.
+int step_gpus_per_node(const FindingContext& c, const Launch& l, std::string& spelled)
+{
+  if (const LaunchStage* srun = l.stage("srun")) {
+    for (const char* name : {"gres", "gpus-per-node"}) {
+      const LaunchOption* o = srun->find(name);
+      if (o == nullptr) {
+        continue;
+      }
+      const int n = o->value && o->value->known ? gpu_count(o->value->text()) : 0;
+      if (n > 0 || !o->value || !o->value->known) {
+        spelled = fmt::format("srun --{}{}", name, o->value ? "=" + o->value->text() : "");
+        return n;
+      }
+    }
+  }
+  return c.job.gpus_per_node;
+}
+
 void gpus_mismatch(FindingContext& c)
 {
   const Launch* l = c.job.launch;
-  const int gpus = c.job.gpus_per_node;
+  std::string step;
+  const int gpus = l == nullptr ? 0 : step_gpus_per_node(c, *l, step);
   if (l == nullptr || gpus <= 0) {
     return;
   }
@@ -335,7 +359,8 @@ void gpus_mismatch(FindingContext& c)
   }
   const bool over = per_node > gpus;
   c.add(over ? Severity::error : Severity::warning, "audit.gpus_mismatch",
-        fmt::format("{} processes per node on {} GPUs per node: {}", per_node, gpus,
+        fmt::format("{} processes per node on {} GPU{} per node{}: {}", per_node, gpus, gpus == 1 ? "" : "s",
+                    step.empty() ? "" : fmt::format(" (the step's own {})", step),
                     over ? "ranks share GPUs and run out of memory or fail to initialise NCCL"
                          : "some GPUs stay idle for the whole job"),
         fmt::format("start {} processes per node (or request {} GPUs per node)", gpus, per_node), at);
@@ -523,6 +548,7 @@ void deepspeed_without_hostfile(FindingContext& c)
 void launcher_checks(FindingContext& c)
 {
   torchrun_tasks(c);
+  gpus_mismatch(c);
   torchrun_default_nnodes(c);
   torchrun_local_rendezvous(c);
 }
@@ -560,7 +586,6 @@ void launch_findings(FindingContext& c)
   per_task_variables(c);
   container_env(c);
   duplicated_counts(c);
-  gpus_mismatch(c);
   deepspeed_without_hostfile(c);
   program_findings(c);
   signal_findings(c);

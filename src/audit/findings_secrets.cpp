@@ -1,5 +1,5 @@
 // Secrets (set -x around them, tokens written into the script) and leftover
-// placeholders.
+// placeholders (their shapes: placeholder_shapes.cpp).
 #include "audit/findings.hpp"
 
 #include "util/secrets.hpp"
@@ -14,91 +14,6 @@
 #include <string_view>
 
 namespace lg::audit::detail {
-
-namespace {
-
-bool angle_placeholder(std::string_view t)
-{
-  const auto open = t.find('<');
-  const auto close = open == std::string_view::npos ? open : t.find('>', open);
-  if (close == std::string_view::npos || close - open < 2 || close - open > 60) {
-    return false;
-  }
-  bool letter = false;
-  for (std::size_t i = open + 1; i < close; ++i) {
-    const char c = t[i];
-    letter = letter || std::isalpha(static_cast<unsigned char>(c)) != 0;
-    if (std::isalnum(static_cast<unsigned char>(c)) == 0 && std::string_view(" _-./:").find(c) == std::string_view::npos) {
-      return false;
-    }
-  }
-  return letter;
-}
-
-bool dunder_placeholder(std::string_view t)
-{
-  const auto open = t.find("__");
-  const auto close = open == std::string_view::npos ? open : t.find("__", open + 2);
-  if (close == std::string_view::npos || close == open + 2) {
-    return false;
-  }
-  for (std::size_t i = open + 2; i < close; ++i) {
-    if (std::isupper(static_cast<unsigned char>(t[i])) == 0 && t[i] != '_' && std::isdigit(static_cast<unsigned char>(t[i])) == 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// "your_account", "YOUR-KEY", "YourOwnWandbAPIKey": "your" in any case, then
-// a word break ('_', '-' or a capital), so "yourself" is not one.
-bool your_placeholder(std::string_view t)
-{
-  if (t.size() < 5) {
-    return false;
-  }
-  std::string head(t.substr(0, 4));
-  std::transform(head.begin(), head.end(), head.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  const char next = t[4];
-  return head == "your" && (next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0);
-}
-
-// "#SBATCH --account=project_xxxxxxxxx", "--qos=XXXX": a part of an #SBATCH
-// value (between non-alphanumerics) that is one letter x, three or more
-// times, in one case. No account, partition or host is spelled so; in a
-// variable it may be somebody's value, so only directives are read this way.
-bool x_filler(std::string_view t)
-{
-  std::size_t i = 0;
-  while (i < t.size()) {
-    std::size_t j = i;
-    while (j < t.size() && std::isalnum(static_cast<unsigned char>(t[j])) != 0) {
-      ++j;
-    }
-    const std::string_view part = t.substr(i, j - i);
-    if (part.size() >= 3 && (part.front() == 'x' || part.front() == 'X')
-        && std::all_of(part.begin(), part.end(), [&](char ch) { return ch == part.front(); })) {
-      return true;
-    }
-    i = j + 1;
-  }
-  return false;
-}
-
-} // namespace
-
-bool placeholder(std::string_view t, bool template_mode)
-{
-  if (t.empty()) {
-    return false;
-  }
-  if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
-    return true;
-  }
-  return angle_placeholder(t) || dunder_placeholder(t) || your_placeholder(t)
-         || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos
-         || t == "CHANGEME" || t == "CHANGE_ME" || t == "REPLACE_ME" || t == "FIXME" || t == "TODO";
-}
 
 namespace {
 
@@ -169,83 +84,12 @@ void secrets(FindingContext& c)
   }
 }
 
-// The placeholder inside `t` as written ("{{ nodes }}", "<account>",
-// "__OUTPUT_DIR__", "your_own_partition"), or empty. Occurrences of the same
-// token are one finding.
-std::string placeholder_token(std::string_view t, bool template_mode)
-{
-  if (!placeholder(t, template_mode)) {
-    return {};
-  }
-  auto span = [&](std::string_view open, std::string_view close) -> std::string {
-    const auto b = t.find(open);
-    const auto e = b == std::string_view::npos ? b : t.find(close, b + open.size());
-    return e == std::string_view::npos ? std::string() : std::string(t.substr(b, e + close.size() - b));
-  };
-  if (!template_mode) {
-    if (auto m = span("{{", "}}"); !m.empty()) {
-      return m;
-    }
-  }
-  if (angle_placeholder(t)) {
-    return span("<", ">");
-  }
-  if (dunder_placeholder(t)) {
-    return span("__", "__");
-  }
-  if (const auto at = t.find("PATH_TO_"); at != std::string_view::npos) {
-    std::size_t end = at;
-    while (end < t.size() && (std::isupper(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
-      ++end;
-    }
-    return std::string(t.substr(at, end - at));
-  }
-  if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
-    const auto end = t.find_first_of(" \t,:", at);
-    return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
-  }
-  std::size_t end = 0;
-  // "your-partition" is one token; "your_account-account.x" is your_account.
-  const bool dashed = your_placeholder(t) && t[4] == '-';
-  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-'))) {
-    ++end;
-  }
-  return std::string(t.substr(0, end == 0 ? t.size() : end));
-}
-
 struct PlaceholderUse
 {
   int offset = -1;
   int line = 0;
   bool blocks = false;  // in a directive sbatch or Slurm rejects (not --job-name/--comment)
 };
-
-} // namespace
-
-// "--partition=PARTITION_NAME", "--account ACCOUNT", "--qos=QOS": a value in
-// capitals that names its own option is a stand-in left for the reader.
-bool names_its_option(std::string option, std::string_view value)
-{
-  if (value.size() < 3 || !std::all_of(value.begin(), value.end(), [](char ch) {
-        return std::isupper(static_cast<unsigned char>(ch)) != 0 || ch == '_';
-      })) {
-    return false;
-  }
-  while (!option.empty() && option.front() == '-') {
-    option.erase(0, 1);
-  }
-  const std::string head = option.substr(0, option.find('-'));  // "gpus-per-node" -> "gpus"
-  std::string upper;
-  for (char ch : head) {
-    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  }
-  // "gpus-per-node GPU_NUM", "cpus-per-task CPU_NUM": the singular counts too.
-  const std::string singular = upper.ends_with('S') ? upper.substr(0, upper.size() - 1) : upper;
-  return (upper.size() >= 3 && value.find(upper) != std::string_view::npos)
-         || (singular.size() >= 3 && value.find(singular) != std::string_view::npos);
-}
-
-namespace {
 
 // The words of a directive line (after "#SBATCH "), each word and its value
 // after '='; calls `use(token, blocks)` for each placeholder found.

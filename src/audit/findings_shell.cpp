@@ -420,9 +420,63 @@ std::optional<std::string> unread_program(const Launch& l, const ScriptModel& m)
                      runner ? fmt::format(" (it starts with `{}`)", first) : "");
 }
 
+// `python gen_host_file.py` then `bash run_train.sh` (or `srun bash …`): the
+// Python line read as the launch is a helper when a later command hands the
+// work to another file, which the audit does not read. The offset of the
+// command that runs that file, or -1.
+int later_handoff(const FindingContext& c)
+{
+  const Launch& l = *c.job.launch;
+  // `python x.py` or `srun python x.py`: no launcher (torchrun, deepspeed, accelerate) in the chain.
+  const bool bare = std::all_of(l.stages.begin(), l.stages.end(),
+                                [](const LaunchStage& s) { return s.tool == "srun" || s.tool == "python"; });
+  // Both at the top level, one after the other: a helper and a hand-off in
+  // branches or loops (a compliance check, a core-dump step) are not this shape.
+  if (c.job.megatron || !l.python || !bare || l.command < 0
+      || c.model.commands[static_cast<std::size_t>(l.command)].depth != 0) {
+    return -1;
+  }
+  const int after = c.model.commands[static_cast<std::size_t>(l.command)].end;
+  for (const auto& other : c.model.launches) {
+    if (&other == &l || other.command < 0) {
+      continue;
+    }
+    const Command& command = c.model.commands[static_cast<std::size_t>(other.command)];
+    if (command.begin >= after && command.depth == 0 && unread_program(other, c.model)) {
+      return command.begin;
+    }
+  }
+  for (const auto& command : c.model.commands) {
+    if (command.begin < after || command.depth != 0 || command.words.size() < 2 || !command.words[0].known
+        || !command.words[1].known) {
+      continue;
+    }
+    const std::string tool = command.words[0].text();
+    const std::string file = command.words[1].text();
+    if ((tool == "bash" || tool == "sh") && !file.starts_with("-")) {
+      return command.begin;
+    }
+  }
+  return -1;
+}
+
 void no_training_launch(FindingContext& c)
 {
   if (c.job.launch != nullptr && !c.options.template_mode) {
+    if (const int handoff = later_handoff(c); handoff >= 0) {
+      const Command& helper = c.model.commands[static_cast<std::size_t>(c.job.launch->command)];
+      const auto at = static_cast<std::size_t>(handoff);
+      const auto eol = std::min(c.model.text.find('\n', at), c.model.text.size());
+      c.add(
+        Severity::advice, "audit.no_launch",
+        fmt::format("the training is probably not line {}'s `python {}`, which the audit read as the launch: line {} "
+                    "then runs `{}`, a file the audit does not read; parallelism, environment and memory were not "
+                    "checked",
+                    c.model.line_of(helper.begin), c.job.launch->program ? c.job.launch->program->text() : "…",
+                    c.model.line_of(handoff), c.model.text.substr(at, eol - at)),
+        "audit the script that starts the training", handoff);
+      return;
+    }
     if (const auto what = unread_program(*c.job.launch, c.model)) {
       // A program that came from a variable has the offset of its value;
       // the finding belongs on the launch line.

@@ -328,6 +328,22 @@ TEST_CASE("directive after the first command")
   CHECK(line_of(with_rule(r, "audit.directive_ignored")[0]) == 8);
 }
 
+TEST_CASE("every #SBATCH line below the first command is one finding: one cause, one fix")
+{
+  // sbatch(1): directives are read only "before any executable commands"; a
+  // script whose #SBATCH block follows DIR=`pwd` and mkdir loses all of them.
+  const AuditResult r = run("#!/bin/bash\nDIR=`pwd`\nmkdir -p $DIR/logs\n#SBATCH --nodes=1\n#SBATCH --gres=gpu:8\n\n"
+                            "#SBATCH --exclusive\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_ignored");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  const std::string& message = found[0]->diagnostic.message;
+  CHECK(message.find("3 #SBATCH lines come after the first command (line 2)") != std::string::npos);
+  CHECK(message.find("(--nodes, --gres, --exclusive;") != std::string::npos);
+  CHECK(message.find("also on lines 5, 7") != std::string::npos);
+}
+
 TEST_CASE("malformed Megatron argument")
 {
   const AuditResult r = run(replace(k_clean, "--micro-batch-size 1", "--micro-batch-size one"));

@@ -1,0 +1,223 @@
+// The shapes of a placeholder left for the reader to fill in: <…>, {{…}},
+// __NAME__, a second-person stand-in (your_account, YOU_TEAM_NAME), /path/to/,
+// a Python file named like a constant (PYTHON_FILE.py), a run of x in an
+// #SBATCH value, a capitalised value naming its option (--account ACCOUNT). Pure text tests; the findings are findings_secrets.cpp.
+#include "audit/findings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <string_view>
+
+namespace lg::audit::detail {
+
+namespace {
+
+bool angle_placeholder(std::string_view t)
+{
+  const auto open = t.find('<');
+  const auto close = open == std::string_view::npos ? open : t.find('>', open);
+  if (close == std::string_view::npos || close - open < 2 || close - open > 60) {
+    return false;
+  }
+  bool letter = false;
+  for (std::size_t i = open + 1; i < close; ++i) {
+    const char c = t[i];
+    letter = letter || std::isalpha(static_cast<unsigned char>(c)) != 0;
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0
+        && std::string_view(" _-./:").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return letter;
+}
+
+bool dunder_placeholder(std::string_view t)
+{
+  const auto open = t.find("__");
+  const auto close = open == std::string_view::npos ? open : t.find("__", open + 2);
+  if (close == std::string_view::npos || close == open + 2) {
+    return false;
+  }
+  for (std::size_t i = open + 2; i < close; ++i) {
+    if (std::isupper(static_cast<unsigned char>(t[i])) == 0 && t[i] != '_'
+        && std::isdigit(static_cast<unsigned char>(t[i])) == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// "your_account", "YOUR-KEY", "YourOwnWandbAPIKey", "YOU_TEAM_NAME": "your"
+// in any case then a word break ('_', '-' or a capital), or "you" then '_' or
+// '-', so "yourself", "YOUNG" and "youtube" are not one. Returns the length of
+// the head at `at` (4 or 3), 0 if none.
+std::size_t second_person_at(std::string_view t, std::size_t at)
+{
+  auto head = [&](std::string_view word) {
+    if (t.size() < at + word.size() + 1) {
+      return false;
+    }
+    for (std::size_t i = 0; i < word.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(t[at + i])) != word[i]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (head("your")) {
+    const char next = t[at + 4];
+    return next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0 ? 4 : 0;
+  }
+  // "YOU_TEAM_NAME", "you-name"; not "YOUNG" or "youtube".
+  return head("you") && (t[at + 3] == '_' || t[at + 3] == '-') ? 3 : 0;
+}
+
+// Where a second-person stand-in starts in `t`: at the start of the word or
+// of one of its parts ("osk-gpu[YOU_TEAM_GPU_NUM]", "/home/your_name/run",
+// "gpu:your_gpu_count"); npos if none.
+std::size_t second_person(std::string_view t)
+{
+  for (std::size_t at = 0; at < t.size(); ++at) {
+    if ((at == 0 || std::string_view("[/=,:").find(t[at - 1]) != std::string_view::npos)
+        && second_person_at(t, at) != 0) {
+      return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// "PYTHON_FILE.py", "TRAIN_SCRIPT.py": a Python file named in capitals with an
+// underscore. A .py file is a module, and PEP 8 ("Package and Module Names")
+// names modules in lower case; one spelled like a constant is a stand-in for
+// the reader's script. Returns its name without the directory, or empty.
+std::string_view capitalised_script(std::string_view t)
+{
+  const auto slash = t.rfind('/');
+  const std::string_view base = slash == std::string_view::npos ? t : t.substr(slash + 1);
+  if (!base.ends_with(".py")) {
+    return {};
+  }
+  const std::string_view stem = base.substr(0, base.size() - 3);
+  const bool caps = stem.size() >= 4 && std::isupper(static_cast<unsigned char>(stem.front())) != 0
+                    && stem.find('_') != std::string_view::npos && std::all_of(stem.begin(), stem.end(), [](char ch) {
+                         return std::isupper(static_cast<unsigned char>(ch)) != 0
+                                || std::isdigit(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+                       });
+  return caps ? base : std::string_view();
+}
+
+}  // namespace
+
+// "#SBATCH --account=project_xxxxxxxxx", "--qos=XXXX": a part of an #SBATCH
+// value (between non-alphanumerics) that is one letter x, three or more
+// times, in one case. No account, partition or host is spelled so; in a
+// variable it may be somebody's value, so only directives are read this way.
+bool x_filler(std::string_view t)
+{
+  std::size_t i = 0;
+  while (i < t.size()) {
+    std::size_t j = i;
+    while (j < t.size() && std::isalnum(static_cast<unsigned char>(t[j])) != 0) {
+      ++j;
+    }
+    const std::string_view part = t.substr(i, j - i);
+    if (part.size() >= 3 && (part.front() == 'x' || part.front() == 'X')
+        && std::all_of(part.begin(), part.end(), [&](char ch) { return ch == part.front(); })) {
+      return true;
+    }
+    i = j + 1;
+  }
+  return false;
+}
+
+bool placeholder(std::string_view t, bool template_mode)
+{
+  if (t.empty()) {
+    return false;
+  }
+  if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
+    return true;
+  }
+  return angle_placeholder(t) || dunder_placeholder(t) || second_person(t) != std::string_view::npos
+         || !capitalised_script(t).empty() || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos
+         || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos || t == "CHANGEME"
+         || t == "CHANGE_ME" || t == "REPLACE_ME" || t == "FIXME" || t == "TODO";
+}
+
+// The placeholder inside `t` as written ("{{ nodes }}", "<account>",
+// "__OUTPUT_DIR__", "your_own_partition"), or empty. Occurrences of the same
+// token are one finding.
+std::string placeholder_token(std::string_view t, bool template_mode)
+{
+  if (!placeholder(t, template_mode)) {
+    return {};
+  }
+  auto span = [&](std::string_view open, std::string_view close) -> std::string {
+    const auto b = t.find(open);
+    const auto e = b == std::string_view::npos ? b : t.find(close, b + open.size());
+    return e == std::string_view::npos ? std::string() : std::string(t.substr(b, e + close.size() - b));
+  };
+  if (!template_mode) {
+    if (auto m = span("{{", "}}"); !m.empty()) {
+      return m;
+    }
+  }
+  if (angle_placeholder(t)) {
+    return span("<", ">");
+  }
+  if (dunder_placeholder(t)) {
+    return span("__", "__");
+  }
+  if (const auto at = t.find("PATH_TO_"); at != std::string_view::npos) {
+    std::size_t end = at;
+    while (end < t.size() && (std::isupper(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+      ++end;
+    }
+    return std::string(t.substr(at, end - at));
+  }
+  if (const auto at = t.find("/path/to/"); at != std::string_view::npos) {
+    const auto end = t.find_first_of(" \t,:", at);
+    return std::string(t.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at));
+  }
+  if (const std::string_view script = capitalised_script(t);
+      !script.empty() && second_person(t) == std::string_view::npos) {
+    return std::string(script);
+  }
+  // "your-partition" is one token; "your_account-account.x" is your_account;
+  // "osk-gpu[YOU_TEAM_GPU_NUM]" is YOU_TEAM_GPU_NUM.
+  std::size_t begin = second_person(t);
+  const bool dashed = begin != std::string_view::npos && t[begin + second_person_at(t, begin)] == '-';
+  begin = begin == std::string_view::npos ? 0 : begin;
+  std::size_t end = begin;
+  while (end < t.size()
+         && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-'))) {
+    ++end;
+  }
+  return std::string(end == begin ? t.substr(begin) : t.substr(begin, end - begin));
+}
+
+// "--partition=PARTITION_NAME", "--account ACCOUNT", "--qos=QOS": a value in
+// capitals that names its own option is a stand-in left for the reader.
+bool names_its_option(std::string option, std::string_view value)
+{
+  if (value.size() < 3 || !std::all_of(value.begin(), value.end(), [](char ch) {
+        return std::isupper(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+      })) {
+    return false;
+  }
+  while (!option.empty() && option.front() == '-') {
+    option.erase(0, 1);
+  }
+  const std::string head = option.substr(0, option.find('-'));  // "gpus-per-node" -> "gpus"
+  std::string upper;
+  for (char ch : head) {
+    upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  // "gpus-per-node GPU_NUM", "cpus-per-task CPU_NUM": the singular counts too.
+  const std::string singular = upper.ends_with('S') ? upper.substr(0, upper.size() - 1) : upper;
+  return (upper.size() >= 3 && value.find(upper) != std::string_view::npos)
+         || (singular.size() >= 3 && value.find(singular) != std::string_view::npos);
+}
+
+}  // namespace lg::audit::detail

@@ -1,0 +1,83 @@
+// The training processes' environment and signals (issue 13, held-out rounds
+// 2-6): debugging settings, WANDB_ and Slurm's GPU variables, --signal with
+// and without a trap, Lightning's requeue. Each case is a synthetic script
+// with one pattern; where the behaviour comes from is said per case.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+TEST_CASE("--signal=B:USR1 without a trap kills the batch shell, whatever the program")
+{
+  // sbatch(1) --signal: "B" signals the batch shell only; bash's default action
+  // for SIGUSR1 is to terminate (signal(7)).
+  const AuditResult untrapped = run("#!/bin/bash\n#SBATCH --signal=B:USR1@60\nsrun python train.py\n");
+  const auto found = with_rule(untrapped, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("60 s before") != std::string::npos);
+  const AuditResult trapped = run("#!/bin/bash\n#SBATCH --signal=B:USR1@60\ntrap 'kill -USR1 $P' USR1\n"
+                                  "srun python train.py & P=$!\nwait\n");
+  CHECK(with_rule(trapped, "audit.signal").empty());
+}
+
+TEST_CASE("NCCL_DEBUG=TRACE and TORCH_DISTRIBUTED_DEBUG=DETAIL are debugging settings; INFO is not")
+{
+  // NCCL user guide (Logging): TRACE for deep debugging, WARN the production
+  // minimum; PyTorch distributed.rst: DETAIL may impact performance.
+  const AuditResult r = run("#!/bin/bash\nexport NCCL_DEBUG=TRACE\nexport TORCH_DISTRIBUTED_DEBUG=detail\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "env.debug_setting").size() == 2);
+  const AuditResult info =
+    run("#!/bin/bash\nexport NCCL_DEBUG=INFO\nexport TORCH_DISTRIBUTED_DEBUG=INFO\nsrun python train.py\n");
+  CHECK(with_rule(info, "env.debug_setting").empty());
+}
+
+TEST_CASE("Lightning without #SBATCH --signal: advice only when the code says Lightning")
+{
+  // Lightning docs, "Run on a SLURM-managed cluster": auto-requeue needs
+  // #SBATCH --signal=SIGUSR1@90.
+  const AuditResult cli = run("#!/bin/bash\n#SBATCH -N 2\nsrun python main.py fit --trainer.num_nodes=2\n");
+  const auto found = with_rule(cli, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun lightning run model train.py\n"), "audit.signal").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --signal=SIGUSR1@90\nsrun python main.py fit --trainer.num_nodes=2\n"),
+                  "audit.signal")
+          .empty());
+  // A file name is not evidence; a comment is said as a condition ("if so", test_audit_unseen6.cpp).
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 2\nsrun python lightning_train.py\n"), "audit.signal").empty());
+}
+
+TEST_CASE("a variable Slurm exports for a GPU job is not reported as unexported")
+{
+  // Slurm gres.html: CUDA_VISIBLE_DEVICES is in the batch script's environment
+  // when GPUs are allocated, so `CUDA_VISIBLE_DEVICES=0,1` changes the exported value.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --gres=gpu:4\nCUDA_VISIBLE_DEVICES=\"0,1,2,3\"\nNCCL_DEBUG=WARN\n"
+                            "srun python train.py\n");
+  const auto found = with_rule(r, "audit.not_exported");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("NCCL_DEBUG") != std::string::npos);
+}
+
+TEST_CASE("WANDB_ variables are the training process's environment")
+{
+  // wandb reads WANDB_MODE from the environment (docs.wandb.ai, Environment variables).
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nWANDB_MODE=offline\nsrun python train.py\n");
+  CHECK(with_rule(r, "audit.not_exported").size() == 1);
+}
+
+TEST_CASE("a comment naming Lightning is said as a condition for --signal")
+{
+  // Lightning docs, "Run on a SLURM-managed cluster": auto-requeue needs #SBATCH --signal=SIGUSR1@90.
+  const AuditResult r =
+    run("#!/bin/bash\n# launching Lightning-based programs\n#SBATCH --nodes=2\nsrun python train.py\n");
+  const auto found = with_rule(r, "audit.signal");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("if so") != std::string::npos);
+  CHECK(
+    with_rule(run("#!/bin/bash\n# lightning fast\n#SBATCH --nodes=2\nsrun python train.py\n"), "audit.signal").empty());
+}

@@ -1,0 +1,45 @@
+// An AMD job (LUMI-G, ROCm) keeps the default preset for the rules that need
+// no GPU generation, but no text may name that preset's NVIDIA GPU or
+// generation. The CUDA_DEVICE_MAX_CONNECTIONS verdict itself stands: Megatron-LM
+// (megatron/training/arguments.py) asserts it is 1 with TP > 1 when the
+// device's major compute capability is below 10, and ROCm builds of PyTorch
+// report 9 on MI200/MI300 (torch.cuda.get_device_capability).
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+namespace {
+
+const std::string k_script =
+  "#!/bin/bash\n#SBATCH --partition=standard-g\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=8\n"
+  "#SBATCH --gpus-per-node=8\n"
+  "srun python pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 4 --hidden-size 512 "
+  "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+  "--micro-batch-size 1 --global-batch-size 8 --bf16\n";
+
+}  // namespace
+
+TEST_CASE("AMD job: the CUDA_DEVICE_MAX_CONNECTIONS error names the AMD GPU, not the preset's generation")
+{
+  AuditOptions amd = h100_options();
+  amd.gpu_vendor = "amd";
+  amd.gpu_assumed = true;
+  const AuditResult r = run(k_script, amd);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "env.cuda_device_max_connections_tp_cp");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("with TP=2 on an AMD GPU") != std::string::npos);
+  for (const auto& f : r.findings) {
+    CHECK(f.diagnostic.message.find("hopper") == std::string::npos);
+    CHECK(f.diagnostic.message.find("H100") == std::string::npos);
+  }
+  // The same script judged on an NVIDIA GPU says the generation.
+  const AuditResult nvidia = run(k_script);
+  const auto hopper = with_rule(nvidia, "env.cuda_device_max_connections_tp_cp");
+  REQUIRE(hopper.size() == 1);
+  CHECK(hopper[0]->diagnostic.message.find("with TP=2 on hopper") != std::string::npos);
+}

@@ -1,0 +1,69 @@
+// Placeholder shapes beyond <…> and your_… at the start of a word (issue 13,
+// round 8 of unseen public scripts): a second-person stand-in inside a word
+// or spelled "YOU_…", and a Python file named like a constant. sbatch passes
+// #SBATCH values to Slurm as written (sbatch man page: options in the script
+// are read before the script runs; nothing expands them), so a stand-in there
+// stops the submission; on a launch line the program it names does not exist.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+namespace {
+
+const std::string k_launch = "srun torchrun --nproc_per_node=8 train.py\n";
+
+}  // namespace
+
+TEST_CASE("YOU_… in an #SBATCH value and inside a host list are placeholders that stop sbatch")
+{
+  // Slurm host lists hold numbers and ranges in brackets (sbatch man page,
+  // --nodelist: "host[1-5,7,...]"); a stand-in there is not a host.
+  const AuditResult r =
+    run("#!/bin/bash\n#SBATCH -p YOU_TEAM_ENTITY_NAME\n#SBATCH --nodelist=osk-gpu[YOU_TEAM_GPU_NUM]\n"
+        "#SBATCH --nodes=2\n"
+        + k_launch);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("YOU_TEAM_ENTITY_NAME") != std::string::npos);
+  CHECK(line_of(found[1]) == 3);
+  CHECK(found[1]->diagnostic.message.find("YOU_TEAM_GPU_NUM") != std::string::npos);
+  CHECK(found[1]->diagnostic.message.find("osk-gpu") == std::string::npos);  // the stand-in, not the whole value
+}
+
+TEST_CASE("a second-person stand-in after a path separator is found; words that only start like it are not")
+{
+  const AuditResult path = run("#!/bin/bash\ncd /home/your_name/run\n" + k_launch);
+  const auto found = with_rule(path, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("your_name") != std::string::npos);
+  for (const std::string word : {"YOUNG_MODEL", "youtube-dl", "/data/yourself", "gpu-you"}) {
+    CAPTURE(word);
+    CHECK(with_rule(run("#!/bin/bash\n#SBATCH --partition=" + word + "\nexport RUN=" + word + "\n" + k_launch),
+                    "audit.placeholder")
+            .empty());
+  }
+}
+
+TEST_CASE("a Python file named like a constant on the launch line is a placeholder: torchrun … PYTHON_FILE.py")
+{
+  const AuditResult r =
+    run("#!/bin/bash\n#SBATCH --nodes=1\nsrun torchrun --nproc_per_node=4 \\\n  PYTHON_FILE.py --lr 1\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[0]->diagnostic.message.find("PYTHON_FILE.py") != std::string::npos);
+  // Lower case, no underscore, a constant that is not a .py file: scripts, not stand-ins.
+  for (const std::string program : {"train_gpt.py", "SRUN.py", "scripts/Train_Model.py", "RUN_ALL.sh", "T5_X.pyc"}) {
+    CAPTURE(program);
+    CHECK(
+      with_rule(run("#!/bin/bash\nsrun torchrun --nproc_per_node=4 " + program + "\n"), "audit.placeholder").empty());
+  }
+}
