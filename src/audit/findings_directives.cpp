@@ -304,6 +304,29 @@ void misspelled_directives(FindingContext& c)
   }
 }
 
+// "SBATCH --output=out.txt" with its '#' lost: bash runs a command named
+// SBATCH ("SBATCH: command not found", status 127), sbatch never reads the
+// option (it reads only lines beginning with "#SBATCH"), and a command there
+// ends the directives for every #SBATCH line below it (directive_ignored).
+void directive_without_hash(FindingContext& c)
+{
+  for (const auto& command : c.model.commands) {
+    if (command.words.size() < 2 || !command.words[0].known || command.words[0].text() != "SBATCH"
+        || command.words[0].offset != command.begin || !command.words[1].text().starts_with("-")) {
+      continue;
+    }
+    const std::string line = line_before_comment(c.model.text, static_cast<std::size_t>(command.begin));
+    c.add(Severity::warning, "audit.directive_unread",
+          fmt::format("`{}` has no '#': bash runs it as a command named SBATCH (\"command not found\"), sbatch never "
+                      "reads the option{}",
+                      line,
+                      command.begin == c.model.first_command_offset
+                        ? ", and as the first command it ends the #SBATCH lines: sbatch ignores every one below it"
+                        : ""),
+          fmt::format("write it `#{}`", line), command.begin);
+  }
+}
+
 } // namespace
 
 void directive_findings(FindingContext& context)
@@ -313,6 +336,7 @@ void directive_findings(FindingContext& context)
   directive_options(context);
   unread_directives(context);
   misspelled_directives(context);
+  directive_without_hash(context);
 }
 
 } // namespace lg::audit::detail

@@ -133,9 +133,21 @@ void not_exported(FindingContext& context)
 void ignored_directives(FindingContext& context)
 {
   const ScriptModel& m = context.model;
+  // `SBATCH --opt` with its '#' lost is the first command: the directives up
+  // to the next real command come back with that '#' (directive_unread says
+  // so), so they are not reported a second time here.
+  int covered = -1;
+  for (const auto& command : m.commands) {
+    const bool hashless = command.words.size() >= 2 && command.words[0].known && command.words[0].text() == "SBATCH"
+                          && command.words[1].text().starts_with("-");
+    if (!hashless) {
+      covered = command.begin == m.first_command_offset ? -1 : command.begin;
+      break;
+    }
+  }
   std::vector<const Directive*> late;
   for (const auto& d : m.directives) {
-    if (d.ignored) {
+    if (d.ignored && (covered < 0 || d.offset > covered)) {
       late.push_back(&d);
     }
   }
@@ -165,6 +177,38 @@ void ignored_directives(FindingContext& context)
                           "ignores all of them ({}; also on line{} {}), so the job runs with Slurm's defaults for each",
                           late.size(), where, options, late.size() > 2 ? "s" : "", lines),
               "move the #SBATCH lines above the first command", late.front()->offset);
+}
+
+// `conda shell.bash activate ENV`: conda's shell.* subcommands print the
+// shell code that would activate (conda activate's own implementation: the
+// `conda` shell function runs `eval "$(conda shell.bash activate …)"`), so
+// run bare they print it to the log and change nothing; `hook` likewise.
+// The job runs in whatever environment was active at submission.
+void printed_activation(FindingContext& context)
+{
+  for (const auto& command : context.model.commands) {
+    const auto& w = command.words;
+    if (w.size() < 3 || !w[0].known || !w[1].known || !w[2].known || w[0].offset != command.begin) {
+      continue;
+    }
+    const std::string tool =
+      w[0].text().substr(w[0].text().rfind('/') == std::string::npos ? 0 : w[0].text().rfind('/') + 1);
+    const std::string verb = w[2].text();
+    if ((tool != "conda" && tool != "mamba") || !w[1].text().starts_with("shell.")
+        || (verb != "activate" && verb != "deactivate" && verb != "reactivate" && verb != "hook")) {
+      continue;
+    }
+    const std::string env = verb == "activate" && w.size() > 3 && w[3].known ? w[3].text() : "";
+    context.add(Severity::warning, "audit.conda_printed",
+                fmt::format("`{} {} {}{}` prints the commands that would {} and runs none of them: the job keeps "
+                            "the environment it was submitted from",
+                            w[0].text(), w[1].text(), verb, env.empty() ? "" : " " + env,
+                            verb == "hook" ? "set up `conda activate`" : verb + " the environment"),
+                env.empty()
+                  ? fmt::format("wrap it: eval \"$({} {} {})\"", w[0].text(), w[1].text(), verb)
+                  : fmt::format("eval \"$({} {} hook)\" and then conda activate {}", w[0].text(), w[1].text(), env),
+                command.begin);
+  }
 }
 
 // Where the script runs `mkdir` on `dir` (offset, or -1), and whether that
@@ -300,6 +344,7 @@ void hygiene_findings(FindingContext& context)
   not_exported(context);
   ignored_directives(context);
   output_directory(context);
+  printed_activation(context);
 }
 
 } // namespace lg::audit::detail

@@ -35,9 +35,27 @@ bool recomputes(const config::JobSpec& spec)
   return spec.training.recompute.granularity != config::RecomputeGranularity::none;
 }
 
-// The feature groups, in feature_groups() order.
-constexpr const char* k_group_names[] = {"pp_vpp", "cp", "moe_ep", "mla", "mtp", "lora", "fp8",
-                                         "recompute", "offload", "cuda_graphs", "fsdp"};
+// The feature groups, in feature_groups() order. The three ways of moving
+// memory to the host are three mechanisms, each with its own error: "offload"
+// is fine-grained activation offloading (Megatron-LM
+// pipeline_parallel/fine_grained_activation_offload.py, offload_modules),
+// "layer_offload" the whole-layer activation offloading of
+// --cpu-offloading-num-layers (Transformer Engine's CPU offload context) and
+// "optimizer_offload" --optimizer-cpu-offload (HybridDeviceOptimizer). A
+// record of one says nothing about the others.
+constexpr const char* k_group_names[] = {"pp_vpp",
+                                         "cp",
+                                         "moe_ep",
+                                         "mla",
+                                         "mtp",
+                                         "lora",
+                                         "fp8",
+                                         "recompute",
+                                         "offload",
+                                         "cuda_graphs",
+                                         "fsdp",
+                                         "layer_offload",
+                                         "optimizer_offload"};
 
 // Bit i set when the job is in group k_group_names[i].
 unsigned feature_bits(const config::JobSpec& spec)
@@ -53,9 +71,11 @@ unsigned feature_bits(const config::JobSpec& spec)
     spec.peft.method != "none",
     config::is_fp8(t.precision) || config::is_fp4(t.precision),
     recomputes(spec),
-    t.cpu_offloading_layers > 0 || t.fine_grained_activation_offloading || t.optimizer.cpu_offload_fraction > 0,
+    t.fine_grained_activation_offloading,
     t.cuda_graphs != config::CudaGraphs::none,
     t.fsdp != config::Fsdp::none,
+    t.cpu_offloading_layers > 0,
+    t.optimizer.cpu_offload_fraction > 0,
   };
   static_assert(std::size(on) == std::size(k_group_names));
   unsigned bits = 0;
@@ -130,7 +150,7 @@ Band band_of(unsigned bits)
 Band error_band(const config::JobSpec& spec)
 {
   // The band depends on the feature mix only; a search meets a few mixes
-  // many times. At most one entry per mix (2^11).
+  // many times. At most one entry per mix (2^13).
   thread_local std::vector<std::pair<unsigned, Band>> known;
   const unsigned bits = feature_bits(spec);
   for (const auto& [k, band] : known) {

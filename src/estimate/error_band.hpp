@@ -12,8 +12,9 @@
 namespace lg::estimate {
 
 // The feature groups a job belongs to, in a fixed order: "pp_vpp", "cp",
-// "moe_ep", "mla", "mtp", "lora", "fp8", "recompute", "offload",
-// "cuda_graphs", "fsdp". Empty for a plain dense job.
+// "moe_ep", "mla", "mtp", "lora", "fp8", "recompute", "offload" (fine-grained
+// activation offloading), "cuda_graphs", "fsdp", "layer_offload" (whole-layer
+// activation offloading), "optimizer_offload". Empty for a plain dense job.
 std::vector<std::string> feature_groups(const config::JobSpec& spec);
 
 // "pp_vpp+fp8+recompute", or "dense" for no group.

@@ -66,6 +66,20 @@ Split split_layers(int layers, int pp)
   return s;
 }
 
+// The number of virtual stages a job's pipeline layout string gives, 0 without
+// one (or with one the loader would reject).
+int layout_stage_count(const config::JobSpec& spec)
+{
+  if (spec.parallelism.pipeline_layout.empty()) {
+    return 0;
+  }
+  try {
+    return static_cast<int>(config::parse_pipeline_layout(spec.parallelism.pipeline_layout).size());
+  } catch (const InputError&) {
+    return 0;
+  }
+}
+
 } // namespace
 
 // The --free names and the Free member each one sets, in order.
@@ -190,15 +204,34 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
       sharding.emplace_back(fsdp, dist);
     }
   }
+  // A pipeline layout string (Megatron-LM pipeline_model_parallel_layout, as the
+  // DeepSeek-V3 recipes set) places every layer on one of its stages, and stage i
+  // runs as chunk i / pp of pipeline rank i % pp: a PP > 1 that divides the stage
+  // count keeps the layout, with vpp = stages / pp (the rules' layout_consistent,
+  // after core/transformer/pipeline_parallel_layer_layout.py). No even split is
+  // needed then; PP 1 is searched as before.
+  const int stages = layout_stage_count(base);
   for (int tp : tps) {
-    const auto pps = free.pp ? divisors(world / tp > 0 ? world / tp : 1, std::max(1, layers)) : one(fixed.pp);
+    std::vector<int> pps = free.pp ? divisors(world / tp > 0 ? world / tp : 1, std::max(1, layers)) : one(fixed.pp);
+    if (stages > 0 && free.pp) {
+      pps = {1};
+      for (int pp : divisors(world / tp > 0 ? world / tp : 1, stages)) {
+        if (pp > 1 && stages % pp == 0) {
+          pps.push_back(pp);
+        }
+      }
+    }
     for (int pp : pps) {
       const int counted = layers + (fixed.account_embedding ? 1 : 0) + (fixed.account_loss ? 1 : 0);
-      const Split split = free.pp ? split_layers(layers, pp)
-                                  : Split{true, fixed.first_stage_layers, fixed.last_stage_layers,
-                                          counted / std::max(1, pp), fixed.account_embedding || fixed.account_loss};
+      const bool by_layout = stages > 0 && pp > 1;
+      const Split split = by_layout ? Split{stages % pp == 0, -1, -1, 0, false}
+                          : free.pp ? split_layers(layers, pp)
+                                    : Split{true, fixed.first_stage_layers, fixed.last_stage_layers,
+                                            counted / std::max(1, pp), fixed.account_embedding || fixed.account_loss};
       std::vector<int> vpps;
-      if (free.vpp) {
+      if (by_layout) {
+        vpps.push_back(stages / pp > 1 ? stages / pp : 0);
+      } else if (free.vpp) {
         vpps.push_back(0);
         for (int v = 2; pp > 1 && split.per_rank > 0 && v <= split.per_rank; ++v) {
           if (split.per_rank % v == 0 && (split.first < 0 || split.first % v == 0)) {

@@ -421,6 +421,14 @@ TEST_CASE("error band: a feature with few or no validation records is not narrow
   CHECK(unvalidated.source == "unvalidated:lora");
   CHECK(unvalidated.relative == lg::estimate::k_unvalidated_band);
   CHECK(unvalidated.records == 0);
+  // Whole-layer offloading (--cpu-offloading-num-layers) is another mechanism
+  // than fine-grained offloading: the fine-grained record does not set its band.
+  auto layers = lg::testing::minimal_job_spec();
+  layers.training.cpu_offloading_layers = 2;
+  const auto layer_offload = lg::estimate::error_band(layers);
+  CHECK(layer_offload.source == "unvalidated:layer_offload");
+  CHECK(layer_offload.relative == lg::estimate::k_unvalidated_band);
+  CHECK(layer_offload.relative < offload.relative);
 }
 
 TEST_CASE("error band: the stage carries band x peak and the verdict uses the upper edge")
@@ -450,8 +458,10 @@ TEST_CASE("error band: every group, in the fixed order; asked again, the same ba
   spec.training.cpu_offloading_layers = 1;
   spec.training.cuda_graphs = lg::config::CudaGraphs::local;
   spec.training.fsdp = lg::config::Fsdp::megatron;
-  CHECK(lg::estimate::feature_mix(lg::estimate::feature_groups(spec)) ==
-        "pp_vpp+cp+moe_ep+mla+mtp+lora+fp8+recompute+offload+cuda_graphs+fsdp");
+  spec.training.fine_grained_activation_offloading = true;
+  spec.training.optimizer.cpu_offload_fraction = 0.5;
+  CHECK(lg::estimate::feature_mix(lg::estimate::feature_groups(spec))
+        == "pp_vpp+cp+moe_ep+mla+mtp+lora+fp8+recompute+offload+cuda_graphs+fsdp+layer_offload+optimizer_offload");
   const auto first = lg::estimate::error_band(spec);
   (void)lg::estimate::error_band(lg::testing::minimal_job_spec());
   const auto again = lg::estimate::error_band(spec);

@@ -11,6 +11,9 @@
 
 #include <doctest/doctest.h>
 
+#include <set>
+#include <utility>
+
 using namespace lg;
 
 namespace {
@@ -213,6 +216,33 @@ TEST_CASE("layers + 2 divisible by PP: the embedding and loss counted in the spl
     return true;
   });
   CHECK(found);
+}
+
+TEST_CASE("a pipeline layout string: PP divides its stages and VPP is stages / PP")
+{
+  // Megatron-LM pipeline_model_parallel_layout (core/transformer/pipeline_parallel_layer_layout.py:
+  // stage i is chunk i / pp of rank i % pp), as the DeepSeek-V3 recipes set it for 61 layers + MTP.
+  // 79 layers split over no PP > 1 (nor do 81); this layout's 8 stages hold 9, 6 x 10 and 10.
+  auto spec = example();  // 32 GPUs, TP 4: PP up to 8
+  spec.model.num_layers = 79;
+  tune::Free free = tune::free_dimensions(spec, {"pp", "vpp"}, true);
+  std::vector<tune::RecomputeChoice> choices = tune::recompute_choices(spec.model, 4);
+  const auto stages_of = [&](const config::JobSpec& s) {
+    std::set<std::pair<int, int>> out;
+    tune::enumerate(s, free, tune::layout_of(s, choices), static_cast<int>(choices.size()), [&](const tune::Layout& l) {
+      out.emplace(l.pp, l.vpp);
+      if (l.pp > 1) {
+        auto applied = s;
+        tune::apply_layout(l, choices, {}, applied);
+        CHECK_FALSE(rules_error(applied));
+      }
+      return true;
+    });
+    return out;
+  };
+  CHECK(stages_of(spec) == std::set<std::pair<int, int>>{{1, 0}});
+  spec.parallelism.pipeline_layout = "Et*9|(t*10|)*6t*10L";
+  CHECK(stages_of(spec) == std::set<std::pair<int, int>>{{1, 0}, {2, 4}, {4, 2}, {8, 0}});
 }
 
 TEST_CASE("rank: ties are the predictions within the model's resolution, the simpler layout first")
