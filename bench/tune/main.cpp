@@ -57,9 +57,14 @@ std::string family(const std::string& precision)
 struct Predicted
 {
   Row row;
-  lg::config::JobSpec spec;
+  lg::config::JobSpec spec;  // what tune and the estimate read
   double error = 0;  // predicted / measured - 1 (tokens/s/GPU)
+  // The prediction with the recipe's token dispatcher (rows.hpp, job_text):
+  // the error, the calibration and the pairs; `searched` is `spec`'s, which
+  // the ranking compares with the search's best.
   lg::throughput::Throughput t;
+  lg::throughput::Throughput searched;
+  lg::config::JobSpec dispatched;  // `spec` with the recipe's dispatcher
 };
 
 // Bisection for the value of one rate that makes the median log error of
@@ -73,9 +78,9 @@ double fit(const std::vector<const Predicted*>& members, Set set)
     const double mid = (lo + hi) / 2;
     std::vector<double> errors;
     for (const Predicted* p : members) {
-      auto rates = lg::throughput::system_rates(p->spec.cluster.gpu_info);
+      auto rates = lg::throughput::system_rates(p->dispatched.cluster.gpu_info);
       set(rates, mid);
-      const auto t = lg::throughput::predict(p->spec, rates);
+      const auto t = lg::throughput::predict(p->dispatched, rates);
       errors.push_back(std::log(t.tokens_per_sec_per_gpu / p->row.tokens));
     }
     (median(errors) > 0 ? hi : lo) = mid;
@@ -401,7 +406,7 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
       const int pos_b = with_borderline.position(key);
       const bool in_top5 = pos >= 0 && pos < 5;
       const bool in_top5_b = pos_b >= 0 && pos_b < 5;
-      const double own = p->t.tokens_per_sec_per_gpu;
+      const double own = p->searched.tokens_per_sec_per_gpu;
       const double best = ranked.best;
       for (const std::string& g : groups_of(*p)) {
         ++tally[g].problems;
@@ -518,8 +523,10 @@ int main(int argc, char** argv)
     if (!only.empty() && row.problem().find(only) == std::string::npos) {
       continue;
     }
-    Predicted p{row, lg::bench::row_spec(row, options), 0, {}};
-    p.t = lg::throughput::predict(p.spec);
+    Predicted p{row, lg::bench::row_spec(row, options), 0, {}, {}, {}};
+    p.dispatched = lg::bench::row_spec(row, options, true);
+    p.t = lg::throughput::predict(p.dispatched);
+    p.searched = lg::throughput::predict(p.spec);
     p.error = p.t.tokens_per_sec_per_gpu / row.tokens - 1;
     rows.push_back(std::move(p));
   }

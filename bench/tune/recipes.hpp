@@ -13,6 +13,10 @@ struct RecipeLines
 {
   std::string parallelism;  // TOML lines for [parallelism]
   std::string training;     // TOML lines for [training]
+  // The token dispatcher and its overlap (TOML lines for [model.moe] and
+  // [training]): read by the throughput model only (rows.hpp, job_text).
+  std::string moe;
+  std::string dispatcher_training;
 };
 
 // The settings of the Bridge performance recipe behind `row` that the row's

@@ -48,7 +48,7 @@ int gpus_per_node(const std::string& system)
   return system == "gb200" || system == "gb300" ? 4 : 8;
 }
 
-std::string job_text(const Row& row)
+std::string job_text(const Row& row, bool dispatcher)
 {
   const int gpn = gpus_per_node(row.system);
   std::string precision = row.precision;
@@ -79,18 +79,22 @@ std::string job_text(const Row& row)
                       // run with Adam turns on the precision-aware optimizer (fp32 moments kept).
                       row.precision == "bf16" ? ", precision_aware = true" : "");
   text += recipe.training;
+  text += dispatcher ? recipe.dispatcher_training : "";
   text += row.extra_training;
   if (row.task == "lora") {
     text += "[peft]\nmethod = \"lora\"\n";
+  }
+  if (dispatcher && !recipe.moe.empty()) {
+    text += "[model.moe]\n" + recipe.moe;
   }
   text += fmt::format("[cluster]\ngpu = \"{}\"\nnodes = {}\ngpus_per_node = {}\n", row.system,
                       row.gpus / gpn, gpn);
   return text;
 }
 
-config::JobSpec row_spec(const Row& row, const config::LoadOptions& options)
+config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher)
 {
-  return config::load_job_text(job_text(row), "bench.toml", options);
+  return config::load_job_text(job_text(row, dispatcher), "bench.toml", options);
 }
 
 } // namespace lg::bench

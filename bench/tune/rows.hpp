@@ -35,9 +35,12 @@ std::vector<Row> read_rows(const nlohmann::json& doc);
 
 // The job text of a published layout under the Bridge performance recipes'
 // settings (SP with TP, TP/DP overlap, distributed optimizer, bf16 grads).
-std::string job_text(const Row& row);
+// `dispatcher`: also the recipe's token dispatcher (recipes.hpp, `moe`), which
+// only the throughput model reads: the memory estimate does not model the flex
+// dispatcher's buffers and judges such a job `unknown`.
+std::string job_text(const Row& row, bool dispatcher = false);
 
-config::JobSpec row_spec(const Row& row, const config::LoadOptions& options);
+config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher = false);
 
 // GPUs per node of a system (4 on GB200/GB300 trays, 8 on DGX boards).
 int gpus_per_node(const std::string& system);

@@ -45,6 +45,15 @@ double all_to_all_seconds(double bytes, int group, int local, double fast_bw, do
   return std::max(fast, slow);  // the two links carry their shares at the same time
 }
 
+double node_dedup_factor(int domains, double topk)
+{
+  if (domains <= 1 || topk <= 1) {
+    return 1;
+  }
+  const double n = domains;
+  return n * (1 - std::pow(1 - 1 / n, topk)) / topk;
+}
+
 double exposed_seconds(double comm, double window, double eff, bool overlapped)
 {
   if (comm <= 0) {
@@ -81,6 +90,11 @@ double launch_seconds(double gpu, double kernels, double gap, double host)
   }
   const double device = kernels * gap;
   return std::max(device, kernels * host - gpu);
+}
+
+double expert_gemm_kernels(double local_experts)
+{
+  return 2 * std::max(1.0, local_experts);
 }
 
 double bubble_seconds(int pp, int vpp, double microbatch_seconds)

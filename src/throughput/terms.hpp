@@ -35,6 +35,17 @@ double ring_seconds(double bytes, int group, double bw);
 // share to the local ranks goes at `fast_bw`, the rest at `slow_bw`.
 double all_to_all_seconds(double bytes, int group, int local, double fast_bw, double slow_bw);
 
+// Fraction of an all-to-all's cross-domain bytes that a hierarchical
+// dispatcher sends: each token crosses to every remote NVLink domain holding
+// one of its `topk` experts once and is forwarded inside that domain over
+// NVLink (DeepEP's internode kernels and HybridEP, Megatron-LM's `flex` token
+// dispatcher), instead of once per expert. With `domains` domains in the EP
+// group and balanced routing (each pick uniform over the experts), a token
+// reaches (n - 1)(1 - (1 - 1/n)^k) distinct remote domains against
+// k (n - 1) / n remote expert copies: n (1 - (1 - 1/n)^k) / k; 1 for one
+// domain.
+double node_dedup_factor(int domains, double topk);
+
 // What of a communication of `comm` seconds stays on the critical path when it
 // is overlapped with `window` seconds of computation at efficiency `eff`:
 // max((1 - eff) * comm, comm - eff * window). `overlapped` false: all of it.
@@ -65,6 +76,13 @@ double tp_block_seconds(double collective, double column, double row, double eff
 // `host` 0). Returns the seconds added to `gpu`: kernels x gap, or what the
 // host needs beyond that when it is slower.
 double launch_seconds(double gpu, double kernels, double gap, double host);
+
+// Forward kernels of a routed-expert block's two grouped GEMMs (FC1, FC2)
+// with `local_experts` experts on the GPU: one GEMM kernel per expert each
+// (Transformer Engine's GroupedLinear loops over the experts, one cuBLAS GEMM
+// apiece: transformer_engine/common/gemm/cublaslt_gemm.cu,
+// multi_stream_cublas_gemm). 2 x local_experts; at least 2.
+double expert_gemm_kernels(double local_experts);
 
 // Pipeline bubble of 1F1B / interleaved 1F1B: (pp - 1) / vpp microbatch times.
 double bubble_seconds(int pp, int vpp, double microbatch_seconds);

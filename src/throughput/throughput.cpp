@@ -99,7 +99,11 @@ Setup make_setup(const config::JobSpec& spec, const SystemRates& rates)
   s.bw_dp = group_bandwidth(s.rates, s.dp * s.cp, s.tp, s.domain);
   s.bw_edp = group_bandwidth(s.rates, std::max(1, config::expert_data_parallel_size(spec)), s.ep * s.etp,
                              s.domain);
-  s.bw_pp = link(s.rates, s.tp * s.cp * s.dp < s.gpus_per_node && s.world <= s.domain);
+  // Pipeline neighbours are tp x cp x dp ranks apart; the 1F1B chain passes every stage
+  // boundary, so the slowest one paces it: NVLink when the whole pipeline sits in one NVLink
+  // domain (a DGX node, or up to 72 GPUs of an NVL72 rack across its 4-GPU trays), else the
+  // network.
+  s.bw_pp = link(s.rates, s.world <= s.domain);
   return s;
 }
 
@@ -236,7 +240,11 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
     permute = 4 * T * topk * h / tp;
     // Router GEMM, softmax/top-k/aux loss, permute and unpermute, grouped FC1,
     // activation, grouped FC2 (+ casts), dispatch and combine all-to-alls.
-    f.kernels += 9 + (quantized ? 2 : 0) + (s.ep > 1 ? 2 : 0);
+    // A grouped GEMM is one kernel per local expert: Transformer Engine's
+    // GroupedLinear (Megatron-LM TEGroupedMLP) issues one cuBLAS GEMM per
+    // expert over 4 streams (transformer_engine/common/gemm/cublaslt_gemm.cu,
+    // multi_stream_cublas_gemm), and SequentialMLP one GEMM per expert too.
+    f.kernels += 9 + (quantized ? 2 : 0) + (s.ep > 1 ? 2 : 0) + expert_gemm_kernels(local_experts) - 2;
     mlp_in += topk * (h + ffn) / tp;
     if (e.shared_expert_intermediate_size > 0) {
       dense_mlp(e.shared_expert_intermediate_size);
@@ -340,8 +348,14 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
   }
   if (moe_layer && m.moe && s.ep > 1) {
     // Dispatch + combine, forward and backward: 4 all-to-alls of T x topk x h.
+    // The flex dispatcher (DeepEP/HybridEP) sends a token once per remote
+    // NVLink domain and forwards it inside over NVLink (terms.hpp,
+    // node_dedup_factor): the cross-domain share shrinks, as if the network
+    // were that much faster; the forwarding rides NVLink, which runs alongside.
     const double bytes = s.tokens / s.tp * m.moe->router_topk * s.h * k_act_bytes;
-    const double comm = 4 * all_to_all_seconds(bytes, s.ep, s.ep_local, s.bw_ep_fast, s.bw_ep_slow);
+    const int domains = (s.ep + s.ep_local - 1) / s.ep_local;
+    const double dedup = m.moe->token_dispatcher == "flex" ? node_dedup_factor(domains, m.moe->router_topk) : 1.0;
+    const double comm = 4 * all_to_all_seconds(bytes, s.ep, s.ep_local, s.bw_ep_fast, s.bw_ep_slow / dedup);
     c.ep = exposed_seconds(comm, c.compute, s.rates.overlap_efficiency, t.overlap_moe_expert_parallel_comm);
   }
   return c;

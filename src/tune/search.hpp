@@ -18,7 +18,7 @@ namespace lg::tune {
 // Predictions closer than this fraction of the faster one are ties: the
 // throughput model does not resolve them. It is the model's demonstrated
 // resolution, its median |error| on the calibration split of
-// bench/tune (Megatron Bridge releases 25.09 + 25.11: 5.8%), rounded up
+// bench/tune (Megatron Bridge releases 25.09 + 25.11: 5.7%), rounded up
 // (docs/tune.md, "Ranking"); a ranking finer than that is noise.
 constexpr double k_resolution = 0.06;
 

@@ -94,3 +94,24 @@ TEST_CASE("launch_seconds: the device gap per kernel, or the host when it is slo
   CHECK(launch_seconds(1e-4, 100, 0.5e-6, 0) == doctest::Approx(50e-6));  // CUDA graphs
   CHECK(launch_seconds(1e-4, 0, 0.5e-6, 3.8e-6) == 0);
 }
+
+TEST_CASE("expert_gemm_kernels: one GEMM kernel per local expert in each of FC1 and FC2")
+{
+  // Transformer Engine's GroupedLinear loops over the experts, one cuBLAS GEMM each
+  // (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm): Qwen3-30B-A3B's
+  // 128 experts at EP 8 are 16 per GPU, 2 x 16 forward GEMM kernels; at EP 128 one each.
+  CHECK(expert_gemm_kernels(16) == 32);
+  CHECK(expert_gemm_kernels(1) == 2);
+  CHECK(expert_gemm_kernels(0.5) == 2);
+}
+
+TEST_CASE("node_dedup_factor: a token crosses once per remote domain, not once per expert")
+{
+  // Top-8 routing over 2 NVLink domains: each remote pick has probability 1/2, the remote domain
+  // is reached with 1 - 2^-8, against 8 x 1/2 = 4 remote expert copies: 0.99609375 / 4.
+  CHECK(node_dedup_factor(2, 8) == doctest::Approx(0.2490234375));
+  // 4 domains (DeepSeek-V3 EP 32 on 8-GPU nodes): 3 x (1 - 0.75^8) = 2.69966 against 6 copies.
+  CHECK(node_dedup_factor(4, 8) == doctest::Approx(4 * (1 - 0.1001129150390625) / 8));
+  CHECK(node_dedup_factor(1, 8) == 1);  // one domain: nothing crosses
+  CHECK(node_dedup_factor(8, 1) == 1);  // top-1: one copy either way
+}

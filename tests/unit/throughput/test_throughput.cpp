@@ -140,6 +140,45 @@ TEST_CASE("expert all-to-all appears with EP > 1 on MoE layers and overlap reduc
   CHECK(throughput::cost(throughput::predict(spec), "ep_comm") < throughput::cost(t, "ep_comm"));
 }
 
+TEST_CASE("fewer expert-parallel ranks: more local experts, one GEMM kernel each")
+{
+  // Qwen3-30B-A3B (48 MoE layers, 128 experts) on 16 H100, TP 2, PP 1, GBS 64, MBS 1: EP 8
+  // holds 16 experts per GPU, EP 2 64. FC1 and FC2 are one kernel per local expert forward
+  // (terms.hpp, expert_gemm_kernels), backward twice as many: (64 - 16) x 2 x 3 more kernels a
+  // layer, 48 layers, 8 microbatches per rank (DP 8) at EP 8 and EP 2 alike, each costing the
+  // 0.5 us device gap (GPU-bound: the host keeps ahead).
+  auto spec = testing::moe_container_job();
+  spec.cluster.gpu_info = testing::gpu("h100-80gb");
+  const double ep8 = throughput::cost(throughput::predict(spec), "launch");
+  spec.parallelism.ep = 2;
+  const double ep2 = throughput::cost(throughput::predict(spec), "launch");
+  CHECK(ep2 - ep8 == doctest::Approx((64 - 16) * 2 * 3 * 48 * 8 * 0.5e-6));
+}
+
+TEST_CASE("flex dispatcher: the cross-node share of the expert all-to-all sent once per node")
+{
+  // Qwen3-30B-A3B at TP 1, EP 16 over two 8-GPU H100 nodes: each all-to-all sends 1/16 of
+  // T x topk x h x 2 B to each peer; 7 peers over NVLink (360 GB/s) take less than the 8 over
+  // the network (45 GB/s), which decide. DeepEP/HybridEP send a token once to the other node
+  // (terms.hpp, node_dedup_factor(2, 8) = 0.2490234375 of the bytes), still slower than NVLink.
+  auto spec = testing::moe_container_job();
+  spec.cluster.gpu_info = testing::gpu("h100-80gb");
+  spec.parallelism.tp = 1;
+  spec.parallelism.sequence_parallel = false;
+  spec.parallelism.ep = 16;
+  spec.parallelism.etp = 1;
+  const double alltoall = throughput::cost(throughput::predict(spec), "ep_comm");
+  spec.model.moe->token_dispatcher = "flex";
+  const double flex = throughput::cost(throughput::predict(spec), "ep_comm");
+  CHECK(alltoall > 0);
+  CHECK(flex == doctest::Approx(0.2490234375 * alltoall));
+  // Inside one NVLink domain (EP 8) nothing crosses: the dispatcher changes nothing.
+  spec.parallelism.ep = 8;
+  const double inside = throughput::cost(throughput::predict(spec), "ep_comm");
+  spec.model.moe->token_dispatcher = "alltoall";
+  CHECK(throughput::cost(throughput::predict(spec), "ep_comm") == doctest::Approx(inside));
+}
+
 TEST_CASE("activation offload costs host-link time only when it is enabled")
 {
   auto spec = testing::llama3_70b_sft();
@@ -181,6 +220,22 @@ TEST_CASE("pipeline p2p without interleaving: every send on the critical path, b
   const auto rates = throughput::system_rates(spec.cluster.gpu_info);
   const double per_send = 4096.0 * 8192 * 2 / 4 / (rates.network_bw * rates.network_efficiency) + rates.p2p_latency_s;
   const double m = 32 / 2;  // GBS 32 over DP 2, MBS 1
+  CHECK(throughput::cost(throughput::predict(spec), "pp_p2p") == doctest::Approx(2 * (m + 4 - 1) * per_send));
+}
+
+TEST_CASE("pipeline p2p inside an NVL72 rack goes over NVLink, across 4-GPU trays")
+{
+  // The same Llama3-70B SFT pipeline (TP 4, PP 4, DP 2, 32 GPUs) on GB200: 8 trays of 4 GPUs,
+  // every one in the rack's 72-GPU NVLink domain (GB200 NVL72 datasheet), so each stage
+  // boundary moves its T x h / TP over NVLink at 900 GB/s x 0.8, not the tray's ConnectX-7.
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.vpp.reset();
+  spec.cluster.gpu_info = testing::gpu("gb200");
+  spec.cluster.gpus_per_node = 4;
+  spec.cluster.nodes = 8;
+  const auto rates = throughput::system_rates(spec.cluster.gpu_info);
+  const double per_send = 4096.0 * 8192 * 2 / 4 / (rates.nvlink_bw * rates.nvlink_efficiency) + rates.p2p_latency_s;
+  const double m = 32 / 2;
   CHECK(throughput::cost(throughput::predict(spec), "pp_p2p") == doctest::Approx(2 * (m + 4 - 1) * per_send));
 }
 
