@@ -117,7 +117,8 @@ void docker_tty(FindingContext& c)
       const std::string& t = w[i].text();
       if (t == "--interactive" || t == "--tty") {
         (t == "--tty" ? tty : interactive) = true;
-      } else if (!t.starts_with("--") && t.find('=') == std::string::npos && t.find_first_not_of("ditP", 1) == std::string::npos) {
+      } else if (!t.starts_with("--") && t.find('=') == std::string::npos
+                 && t.find_first_not_of("ditP", 1) == std::string::npos) {
         interactive = interactive || t.find('i') != std::string::npos;
         tty = tty || t.find('t') != std::string::npos;
       }

@@ -63,8 +63,8 @@ TEST_CASE("docker run -it in a batch job: no terminal, docker refuses to start")
   REQUIRE(found.size() == 1);
   CHECK(line_of(found[0]) == 4);
   CHECK(found[0]->diagnostic.severity == lg::Severity::error);
-  for (const std::string ok : {"docker run --rm --gpus all img\n", "docker run -d img\n", "docker run -i img < in.txt\n",
-                               "docker run -t img\n", "docker exec -it c bash\n"}) {
+  for (const std::string ok : {"docker run --rm --gpus all img\n", "docker run -d img\n",
+                               "docker run -i img < in.txt\n", "docker run -t img\n", "docker exec -it c bash\n"}) {
     CAPTURE(ok);
     CHECK(with_rule(run("#!/bin/bash\n" + ok), "audit.docker_tty").empty());
   }
