@@ -200,6 +200,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "an #SBATCH option sbatch does not have (--cpus_per_task, -j): nothing is submitted"},
     {"audit.background_launch", Severity::error,
      "the launch runs in the background and nothing waits: the job ends at once"},
+    {"audit.docker_tty", Severity::error,
+     "`docker run -it` in a batch job: no terminal, docker refuses to start (\"the input device is not a TTY\")"},
     {"audit.step_assignment", Severity::error, "`srun NAME=v cmd`: srun runs \"NAME=v\" as the program"},
     {"audit.pipe_status", Severity::warning, "the launch line is piped without pipefail: a failed run ends COMPLETED"},
     {"audit.sbatch_input_variable", Severity::warning,

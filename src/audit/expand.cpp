@@ -172,7 +172,10 @@ void Expander::append_split(const Word& item)
     return;
   }
   for (std::size_t i = 0; i < t.text.size(); ++i) {
-    if (is_space(t.text[i])) {
+    // A space inside an unknown expansion's text (`$(srun … hostname -I | awk …)`
+    // assigned to a variable) is how the audit displays it, not a word break
+    // bash would see: the expansion is one opaque word of unknown count.
+    if (is_space(t.text[i]) && t.offsets[i] > -2) {
       flush();
       continue;
     }

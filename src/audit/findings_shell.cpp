@@ -427,9 +427,10 @@ std::optional<std::string> unread_program(const Launch& l, const ScriptModel& m)
 int later_handoff(const FindingContext& c)
 {
   const Launch& l = *c.job.launch;
-  // `python x.py` or `srun python x.py`: no launcher (torchrun, deepspeed, accelerate) in the chain.
-  const bool bare = std::all_of(l.stages.begin(), l.stages.end(),
-                                [](const LaunchStage& s) { return s.tool == "srun" || s.tool == "python"; });
+  // `python x.py` on the batch host alone: no srun and no launcher (torchrun,
+  // deepspeed, accelerate) in the chain. `srun python train.py` is a training.
+  const bool bare =
+    std::all_of(l.stages.begin(), l.stages.end(), [](const LaunchStage& s) { return s.tool == "python"; });
   // Both at the top level, one after the other: a helper and a hand-off in
   // branches or loops (a compliance check, a core-dump step) are not this shape.
   if (c.job.megatron || !l.python || !bare || l.command < 0
@@ -453,7 +454,10 @@ int later_handoff(const FindingContext& c)
     }
     const std::string tool = command.words[0].text();
     const std::string file = command.words[1].text();
-    if ((tool == "bash" || tool == "sh") && !file.starts_with("-")) {
+    // A top-level `bash FILE` after the helper: only on several nodes, where a
+    // Python program on the batch host alone is not the job's training; on one
+    // node `python train.py` then `bash eval.sh` is as likely.
+    if ((tool == "bash" || tool == "sh") && !file.starts_with("-") && c.job.nodes > 1) {
       return command.begin;
     }
   }

@@ -1,5 +1,6 @@
 // Job steps that never run the training: a launch sent to the background
-// that nothing waits for, and `srun NAME=v cmd`.
+// that nothing waits for, `srun NAME=v cmd`, and `docker run -it` with no
+// terminal to attach.
 #include "audit/findings.hpp"
 
 #include <fmt/format.h>
@@ -98,12 +99,46 @@ void exec_assignment(FindingContext& c)
   }
 }
 
+// `docker run -it IMAGE` in a batch job: sbatch gives the script no terminal
+// (its stdin is /dev/null), and the docker CLI refuses -i with -t on a stdin
+// that is not one ("the input device is not a TTY", docker/cli
+// cli/command/container/run.go, CheckTty), so the container never starts.
+void docker_tty(FindingContext& c)
+{
+  for (const auto& command : c.model.commands) {
+    const auto& w = command.words;
+    if (w.size() < 3 || !w[0].known || !w[1].known || w[0].offset != command.begin
+        || (w[0].text() != "docker" && !w[0].text().ends_with("/docker")) || w[1].text() != "run") {
+      continue;
+    }
+    bool interactive = false;
+    bool tty = false;
+    for (std::size_t i = 2; i < w.size() && w[i].known && w[i].text().starts_with("-"); ++i) {
+      const std::string& t = w[i].text();
+      if (t == "--interactive" || t == "--tty") {
+        (t == "--tty" ? tty : interactive) = true;
+      } else if (!t.starts_with("--") && t.find('=') == std::string::npos
+                 && t.find_first_not_of("ditP", 1) == std::string::npos) {
+        interactive = interactive || t.find('i') != std::string::npos;
+        tty = tty || t.find('t') != std::string::npos;
+      }
+    }
+    if (interactive && tty) {
+      c.add(Severity::error, "audit.docker_tty",
+            "`docker run` with -i and -t in a batch job: the script has no terminal (sbatch connects its stdin to "
+            "/dev/null), so docker stops with \"the input device is not a TTY\" and the container never runs",
+            "drop -t (and -i unless something is piped in): `docker run --rm …`", command.begin);
+    }
+  }
+}
+
 }  // namespace
 
 void step_findings(FindingContext& context)
 {
   background_launch(context);
   exec_assignment(context);
+  docker_tty(context);
 }
 
 }  // namespace lg::audit::detail

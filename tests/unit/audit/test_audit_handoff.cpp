@@ -37,8 +37,9 @@ TEST_CASE("a real launch before a helper file, or a shell with no file: no hand-
   for (const std::string script :
        {"srun torchrun --nnodes 2 --nproc_per_node 4 train.py\nbash cleanup.sh\n",  // torchrun is the launch
         "python pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 2\nbash cleanup.sh\n",  // Megatron
-        "bash prepare.sh\npython train.py\n",         // the file runs first
-        "python train.py\nbash -c 'echo done'\n"}) {  // no file
+        "bash prepare.sh\npython train.py\n",       // the file runs first
+        "python train.py\nbash -c 'echo done'\n",   // no file
+        "srun python train.py\nbash eval.sh\n"}) {  // srun python is a training
     CAPTURE(script);
     const AuditResult r = run(k_head + script);
     CAPTURE(describe(r));
@@ -56,4 +57,17 @@ TEST_CASE("a helper and a hand-off inside branches or loops are not read as this
   for (const auto* f : with_rule(r, "audit.no_launch")) {
     CHECK(f->diagnostic.message.find("probably not") == std::string::npos);
   }
+}
+
+TEST_CASE("on one node a bare python then bash FILE is not judged: the file may be an evaluation")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --gres=gpu:4\npython train.py\nbash eval.sh\n");
+  CAPTURE(describe(r));
+  for (const auto* f : with_rule(r, "audit.no_launch")) {
+    CHECK(f->diagnostic.message.find("probably not") == std::string::npos);
+  }
+  // srun bash FILE hands the work to the tasks: said on one node too.
+  const AuditResult srun = run("#!/bin/bash\n#SBATCH --nodes=1\npython gen_hosts.py\nsrun bash train.sh\n");
+  REQUIRE(with_rule(srun, "audit.no_launch").size() == 1);
+  CHECK(with_rule(srun, "audit.no_launch")[0]->diagnostic.message.find("probably not") != std::string::npos);
 }

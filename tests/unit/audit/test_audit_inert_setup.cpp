@@ -51,3 +51,22 @@ TEST_CASE("conda shell.bash activate ENV run bare prints the activation and chan
     CHECK(with_rule(run("#!/bin/bash\n" + ok + "python train.py\n"), "audit.conda_printed").empty());
   }
 }
+
+TEST_CASE("docker run -it in a batch job: no terminal, docker refuses to start")
+{
+  // sbatch(1) runs the script with stdin on /dev/null; docker/cli's CheckTty
+  // refuses -i together with -t when stdin is not a terminal.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --gres=gpu:8\naccelerate launch train.py\n"
+                            "docker run -it --gpus all -v $(pwd):/data img:latest\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.docker_tty");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  for (const std::string ok : {"docker run --rm --gpus all img\n", "docker run -d img\n",
+                               "docker run -i img < in.txt\n", "docker run -t img\n", "docker exec -it c bash\n"}) {
+    CAPTURE(ok);
+    CHECK(with_rule(run("#!/bin/bash\n" + ok), "audit.docker_tty").empty());
+  }
+  CHECK(with_rule(run("#!/bin/bash\ndocker run --interactive --tty img\n"), "audit.docker_tty").size() == 1);
+}

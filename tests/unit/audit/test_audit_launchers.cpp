@@ -195,3 +195,17 @@ TEST_CASE("torchrun's program named python")
   CHECK(with_rule(run("#!/bin/bash\nsrun torchrun --nproc_per_node 2 train.py --python x\n"), "audit.torchrun_python")
           .empty());
 }
+
+TEST_CASE("an unknown $(…) value used unquoted is one opaque word, not split at the spaces of its text")
+{
+  // bash splits the value of $(…) at run time; the audit only has the command
+  // text, whose spaces are not the value's. Split there, `--env ip=${ip}`
+  // became five words and apptainer's program was read as `-I`.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node=4\n"
+                            "ip=$(srun -N1 -n1 hostname -I | awk '{print $1}')\n"
+                            "srun apptainer exec --nv --env ip=${ip} img.sif torchrun --nnodes 2 --nproc_per_node 4 "
+                            "--rdzv_endpoint=$ip:29500 train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  CHECK(with_rule(r, "audit.nodes_duplicated").size() == 1);  // torchrun's own --nnodes 2 was read
+}
