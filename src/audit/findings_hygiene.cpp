@@ -76,9 +76,12 @@ void exports_after_launch(FindingContext& context)
 
 bool used_after(const ScriptModel& m, const std::string& name, int offset)
 {
-  for (const auto& use : m.uses) {
-    if (use.name == name && use.offset > offset) {
-      return true;
+  // An unquoted heredoc's body reads it too (`cat > env.sh <<EOF … $NAME …`).
+  for (const auto* uses : {&m.uses, &m.heredoc_uses}) {
+    for (const auto& use : *uses) {
+      if (use.name == name && use.offset > offset) {
+        return true;
+      }
     }
   }
   return false;
