@@ -146,7 +146,16 @@ void placeholders(FindingContext& c)
   const bool tmpl = c.options.template_mode;
   std::vector<std::string> order;
   std::map<std::string, std::vector<PlaceholderUse>> uses;
-  auto record = [&](const std::string& token, int offset, bool blocks) {
+  auto record = [&](const std::string& written, int offset, bool blocks) {
+    // "$MEGATRON_DIR/pretrain_gpt.py" with MEGATRON_DIR=/path/to/Megatron-LM:
+    // the path below a placeholder already seen is that placeholder used.
+    std::string token = written;
+    for (const auto& seen : order) {
+      if (token.size() > seen.size() && token.starts_with(seen) && token[seen.size()] == '/') {
+        token = seen;
+        break;
+      }
+    }
     auto& list = uses[token];
     if (list.empty()) {
       order.push_back(token);

@@ -162,6 +162,18 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
   if (named || megatron_args) {
     read_megatron(model, path, job);
   }
+  // --fake-process-group (Megatron-LM arguments.py: "profiling memory usage
+  // of distributed training with just one GPU", WORLD_SIZE and RANK set to
+  // the target scale; initialize.py then uses torch's fake backend): one
+  // process stands for the whole world, so the launch's own process count
+  // says nothing about it.
+  const bool fake_world = std::any_of(job.launch->args.begin(), job.launch->args.end(),
+                                      [](const Word& w) { return w.known && w.text() == "--fake-process-group"; });
+  if (job.megatron && fake_world) {
+    job.cluster_known = false;
+    job.unknown.insert("cluster");
+    job.spec.locations["cluster"] = SourceLocation{k_unknown_file, 0, 0};
+  }
   if (job.megatron && !named) {
     // A program that takes Megatron-LM flags but is not one of its entry
     // points may be a wrapper that starts its own processes: how many

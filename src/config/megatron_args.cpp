@@ -273,10 +273,20 @@ void read_parallelism(Reader& r, JobSpec& spec)
   // Megatron silently disables SP when TP = 1; keep what the user asked so
   // the rule can say so.
   p.sequence_parallel = r.set("sequence-parallel", "parallelism.sequence_parallel");
+  p.account_for_embedding_in_pipeline_split =
+    r.set("account-for-embedding-in-pipeline-split", "parallelism.account_for_embedding_in_pipeline_split");
+  p.account_for_loss_in_pipeline_split =
+    r.set("account-for-loss-in-pipeline-split", "parallelism.account_for_loss_in_pipeline_split");
   if (auto v = r.integer("num-virtual-stages-per-pipeline-rank", "parallelism.vpp", 1, 1024)) {
     p.vpp = static_cast<int>(*v);
   } else if (auto per_stage = r.integer("num-layers-per-virtual-pipeline-stage", "parallelism.vpp", 1, 10000)) {
-    const long long layers_per_rank = spec.model.num_layers / p.pp;
+    // The embedding and the loss each count as a layer of the split when
+    // asked (Megatron-LM megatron/training/arguments.py, validate_args:
+    // num_layers += 1 for each, then // pipeline size // layers per virtual
+    // stage).
+    const long long split_layers = spec.model.num_layers + (p.account_for_embedding_in_pipeline_split ? 1 : 0)
+                                   + (p.account_for_loss_in_pipeline_split ? 1 : 0);
+    const long long layers_per_rank = split_layers / p.pp;
     if (spec.model.num_layers > 0 && *per_stage > layers_per_rank) {
       InputError error("--num-layers-per-virtual-pipeline-stage {} is more than the {} layers per pipeline stage",
                        *per_stage, layers_per_rank);
@@ -410,8 +420,6 @@ void read_memory_features(Reader& r, JobSpec& spec)
     (void)parse_pipeline_layout(*layout);  // throws InputError on a malformed layout
     p.pipeline_layout = *layout;
   }
-  p.account_for_embedding_in_pipeline_split = r.set("account-for-embedding-in-pipeline-split", "parallelism.account_for_embedding_in_pipeline_split");
-  p.account_for_loss_in_pipeline_split = r.set("account-for-loss-in-pipeline-split", "parallelism.account_for_loss_in_pipeline_split");
   assign(r.integer("microbatch-group-size-per-virtual-pipeline-stage", "parallelism.microbatch_group_size_per_vp_stage", 1, 1 << 20), p.microbatch_group_size_per_vp_stage);
   if (auto modules = r.words("offload-modules", "training.offload_modules")) {
     t.offload_modules = list_words(*modules);

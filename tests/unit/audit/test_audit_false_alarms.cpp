@@ -306,3 +306,36 @@ TEST_CASE("a job on a CPU partition that asks for no GPU gets no memory verdict 
   const AuditResult asked = run("#!/bin/bash\n#SBATCH --partition=cpu\n#SBATCH --gres=gpu:1\n" + tail);
   CHECK(with_rule(asked, "audit.memory_unknown").size() == 1);
 }
+
+TEST_CASE("--fake-process-group: one process stands for WORLD_SIZE ranks, so no world-size verdict on the launch")
+{
+  // Megatron-LM megatron/training/arguments.py --fake-process-group: "quite
+  // useful for profiling memory usage of distributed training with just one
+  // GPU. Setting WORLD_SIZE and RANK to the specific values for target
+  // distributed scale"; initialize.py uses torch's fake backend.
+  const std::string tail = "python pretrain_gpt.py --tensor-model-parallel-size 4 --pipeline-model-parallel-size 8 "
+                           "--expert-model-parallel-size 8 --num-experts 128 --num-layers 96 --hidden-size 4096 "
+                           "--num-attention-heads 64 --seq-length 4096 --max-position-embeddings 4096 "
+                           "--micro-batch-size 1 --global-batch-size 256 --bf16";
+  const AuditResult fake =
+    run("#!/bin/bash\nexport WORLD_SIZE=256\nexport RANK=0\n" + tail + " --fake-process-group\n");
+  CAPTURE(describe(fake));
+  CHECK(with_rule(fake, "parallelism.world_size").empty());
+  CHECK(with_rule(fake, "parallelism.expert_world_size").empty());
+  const AuditResult real = run("#!/bin/bash\n" + tail + "\n");
+  CAPTURE(describe(real));
+  CHECK(with_rule(real, "parallelism.world_size").size() == 1);
+}
+
+TEST_CASE("a path below a placeholder is that placeholder used, not another one")
+{
+  // MEGATRON_DIR=/path/to/Megatron-LM, then $MEGATRON_DIR/pretrain_gpt.py.
+  const AuditResult r = run("#!/bin/bash\nMEGATRON_DIR=/path/to/Megatron-LM\n"
+                            "torchrun --nproc_per_node 8 $MEGATRON_DIR/pretrain_gpt.py --save /path/to/checkpoints\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  for (const auto* f : found) {
+    CHECK(f->diagnostic.message.find("pretrain_gpt.py") == std::string::npos);
+  }
+}

@@ -197,3 +197,43 @@ TEST_CASE("megatron_args: --moe-layer-freq of another length than --num-layers i
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("megatron_args: layers per virtual stage count the embedding and loss when the split accounts for them")
+{
+  // Megatron-LM megatron/training/arguments.py, validate_args: with
+  // --account-for-embedding-in-pipeline-split and --account-for-loss-in-
+  // pipeline-split, num_layers += 1 each before // pp // layers per virtual
+  // stage: Qwen3-235B's 94 layers + 2 over PP 8 is 12 per stage, 6 chunks of 2.
+  const std::vector<std::string> argv = {"python",
+                                         "pretrain_gpt.py",
+                                         "--num-layers",
+                                         "94",
+                                         "--hidden-size",
+                                         "4096",
+                                         "--num-attention-heads",
+                                         "64",
+                                         "--pipeline-model-parallel-size",
+                                         "8",
+                                         "--num-layers-per-virtual-pipeline-stage",
+                                         "2",
+                                         "--account-for-embedding-in-pipeline-split",
+                                         "--account-for-loss-in-pipeline-split"};
+  const auto spec = lg::config::job_from_megatron_args(argv, {});
+  CHECK(spec.parallelism.vpp == 6);
+  CHECK(spec.parallelism.account_for_embedding_in_pipeline_split);
+  CHECK(spec.parallelism.account_for_loss_in_pipeline_split);
+  // Without them: 96 layers / pp 8 / 2 = 6 as well; 94 would not split.
+  const std::vector<std::string> plain = {"python",
+                                          "pretrain_gpt.py",
+                                          "--num-layers",
+                                          "96",
+                                          "--hidden-size",
+                                          "4096",
+                                          "--num-attention-heads",
+                                          "64",
+                                          "--pipeline-model-parallel-size",
+                                          "8",
+                                          "--num-layers-per-virtual-pipeline-stage",
+                                          "2"};
+  CHECK(lg::config::job_from_megatron_args(plain, {}).parallelism.vpp == 6);
+}
