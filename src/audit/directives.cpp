@@ -2,7 +2,9 @@
 // line, quoted values), read as sbatch does - only before the first command.
 #include "audit/script_reader.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <utility>
 
@@ -174,6 +176,7 @@ std::vector<Directive> read_directives(const std::string& text, const std::vecto
 {
   std::vector<Directive> out;
   std::size_t h = 0;
+  int component = 0;
   for (std::size_t l = 0; l < line_starts.size(); ++l) {
     const auto begin = static_cast<std::size_t>(line_starts[l]);
     if (text.compare(begin, 7, "#SBATCH") != 0) {
@@ -190,9 +193,32 @@ std::vector<Directive> read_directives(const std::string& text, const std::vecto
     if (body < end && text[body] != ' ' && text[body] != '\t') {
       continue;  // #SBATCHX
     }
-    const std::string line = text.substr(body, end > body ? end - body : 0);
+    std::string line = text.substr(body, end > body ? end - body : 0);
     const bool ignored = first_command_offset >= 0 && static_cast<int>(begin) > first_command_offset;
+    // `#SBATCH hetjob` (`packjob` before Slurm 19.05), any case, as the first
+    // word: the options after it are the next component's (Slurm
+    // src/sbatch/opt.c: _opt_batch_script counts the components,
+    // get_argument blanks the word out and reads on).
+    const std::size_t word = line.find_first_not_of(" \t");
+    for (const std::string separator : {"hetjob", "packjob"}) {
+      if (word == std::string::npos || line.size() < word + separator.size()) {
+        continue;
+      }
+      std::string first = line.substr(word, separator.size());
+      std::transform(first.begin(), first.end(), first.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      const std::size_t after = word + separator.size();
+      if (first == separator && (after == line.size() || std::isspace(static_cast<unsigned char>(line[after])) != 0)) {
+        line.replace(word, separator.size(), separator.size(), ' ');
+        component += ignored ? 0 : 1;
+        break;
+      }
+    }
+    const std::size_t from = out.size();
     parse_line(tokens(line, static_cast<int>(body)), ignored, out, strays);
+    for (std::size_t i = from; i < out.size(); ++i) {
+      out[i].component = component;
+    }
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // directory.
 #include "audit/findings.hpp"
 
+#include "env/hard_rules.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -76,9 +78,12 @@ void exports_after_launch(FindingContext& context)
 
 bool used_after(const ScriptModel& m, const std::string& name, int offset)
 {
-  for (const auto& use : m.uses) {
-    if (use.name == name && use.offset > offset) {
-      return true;
+  // An unquoted heredoc's body reads it too (`cat > env.sh <<EOF … $NAME …`).
+  for (const auto* uses : {&m.uses, &m.heredoc_uses}) {
+    for (const auto& use : *uses) {
+      if (use.name == name && use.offset > offset) {
+        return true;
+      }
     }
   }
   return false;
@@ -113,6 +118,17 @@ void not_exported(FindingContext& context)
       later_export = later_export || (b.name == a.name && b.offset > a.offset && b.exported);
     }
     if (later_export) {
+      continue;
+    }
+    // CUDA_LAUNCH_BLOCKING=1 left unexported is a debugging switch that is,
+    // as it happens, off: exporting it would slow every step.
+    const std::string value = a.known && !a.value.empty() ? a.value.front().text() : "";
+    if (const char* effect = env::debug_setting_effect(a.name, value)) {
+      context.add(Severity::advice, "audit.not_exported",
+                  fmt::format("{}={} is assigned but not exported, so the launched processes do not see it; do not "
+                              "export it: it is a debugging setting ({})",
+                              a.name, value, effect),
+                  fmt::format("remove the assignment of {} (exporting it slows every step)", a.name), a.offset);
       continue;
     }
     auto& finding = context.add(

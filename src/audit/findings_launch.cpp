@@ -29,22 +29,57 @@ bool per_task(const std::string& name)
          || name == "SLURM_GTIDS";
 }
 
+// The launcher stage of `l` that starts its own workers on its node, one per
+// GPU: torchrun (and python -m torch.distributed.run, ft_launcher),
+// deepspeed, and accelerate launch with more than one process per machine
+// (--multi_gpu, or --num_processes over --num_machines above 1: with one it
+// runs the script in place, accelerate/commands/launch.py simple_launcher).
+// Under srun such a launcher wants one task per node. nullptr: none.
+const LaunchStage* spawning_launcher(const Launch& l)
+{
+  for (const auto& stage : l.stages) {
+    if (stage.tool == "torchrun" || stage.tool == "deepspeed") {
+      return &stage;
+    }
+    if (stage.tool == "accelerate") {
+      const LaunchOption* processes = stage.find("num_processes");
+      const LaunchOption* machines = stage.find("num_machines");
+      const int p =
+        processes != nullptr && processes->value && processes->value->known ? integer(processes->value->text()) : 0;
+      const int m = machines != nullptr && machines->value && machines->value->known ? integer(machines->value->text())
+                    : machines == nullptr                                            ? 1
+                                                                                     : 0;
+      if (stage.find("multi_gpu") != nullptr || (p > 0 && m > 0 && p > m)) {
+        return &stage;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::string launcher_name(const LaunchStage& stage)
+{
+  return stage.tool == "accelerate" ? "accelerate launch" : stage.tool;
+}
+
 void torchrun_tasks(FindingContext& c)
 {
   const Launch* l = c.job.launch;
-  if (l == nullptr || !l->has("srun") || !(l->has("torchrun") || l->has("deepspeed")) || c.job.tasks_per_node <= 1) {
+  const LaunchStage* launcher = l == nullptr ? nullptr : spawning_launcher(*l);
+  if (launcher == nullptr || !l->has("srun") || c.job.tasks_per_node <= 1) {
     return;
   }
   const LaunchOption* option = l->stage("srun")->find("ntasks-per-node");
-  const Directive* d = c.model.directive("ntasks-per-node");
+  const Directive* d = c.model.directive("ntasks-per-node", c.job.component);
   const int at = option != nullptr ? option->offset : d != nullptr ? d->offset : l->stages.front().offset;
+  const std::string name = launcher_name(*launcher);
   c.add(Severity::error, "audit.torchrun_tasks_per_node",
         fmt::format("{} tasks per node each start {}: {} launchers per node fight over the rendezvous port "
                     "(EADDRINUSE) and spawn {}x the processes",
-                    c.job.tasks_per_node, l->has("torchrun") ? "torchrun" : "deepspeed", c.job.tasks_per_node,
-                    c.job.tasks_per_node),
-        "use --ntasks-per-node=1 with torchrun (it starts one worker per GPU itself), or drop torchrun and let "
-        "srun start one task per GPU",
+                    c.job.tasks_per_node, name, c.job.tasks_per_node, c.job.tasks_per_node),
+        fmt::format("use --ntasks-per-node=1 with {} (it starts one worker per GPU itself), or drop it and let "
+                    "srun start one task per GPU",
+                    name),
         at);
 }
 
@@ -261,12 +296,13 @@ void container_env(FindingContext& c)
 void duplicated_counts(FindingContext& c)
 {
   const Launch* l = c.job.launch;
-  const Directive* nodes = c.model.directive("nodes");
+  // The launch's own component of a heterogeneous job (none known: nullptr).
+  const Directive* nodes = c.model.directive("nodes", c.job.component);
   int allocated = nodes == nullptr ? 0 : integer(nodes->value);
   // Without --nodes, -w/--nodelist sets the count: the listed hosts (sbatch(1)).
-  const bool from_list = nodes == nullptr && c.model.directive("nodelist") != nullptr;
+  const bool from_list = nodes == nullptr && c.model.directive("nodelist", c.job.component) != nullptr;
   if (from_list) {
-    nodes = c.model.directive("nodelist");
+    nodes = c.model.directive("nodelist", c.job.component);
     allocated = hostlist_count(nodes->value);
   }
   if (l == nullptr || nodes == nullptr || allocated <= 0) {
@@ -348,6 +384,24 @@ void gpus_mismatch(FindingContext& c)
     const LaunchOption* o = t->find("nproc-per-node");
     if (o != nullptr && o->value && o->value->known) {
       per_node = integer(o->value->text());
+      at = o->value->offset;
+    }
+  } else if (const LaunchStage* d = l->stage("deepspeed")) {
+    // deepspeed --num_gpus is per node (deepspeed/launcher/runner.py); srun's
+    // tasks are the runners, not the workers.
+    const LaunchOption* o = d->find("num_gpus");
+    if (o != nullptr && o->value && o->value->known) {
+      per_node = integer(o->value->text());
+      at = o->value->offset;
+    }
+  } else if (const LaunchStage* a = l->stage("accelerate")) {
+    // accelerate launch --num_processes is the total over --num_machines
+    // (accelerate/commands/launch.py): the per-node count is the quotient.
+    const LaunchOption* o = a->find("num_processes");
+    const LaunchOption* m = a->find("num_machines");
+    const int machines = m == nullptr ? 1 : m->value && m->value->known ? integer(m->value->text()) : 0;
+    if (o != nullptr && o->value && o->value->known && machines > 0 && integer(o->value->text()) % machines == 0) {
+      per_node = integer(o->value->text()) / machines;
       at = o->value->offset;
     }
   } else if (l->has("srun") && l->python && c.job.megatron && c.job.cluster_known && c.job.tasks_per_node > 0) {

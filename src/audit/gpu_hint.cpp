@@ -199,22 +199,53 @@ std::string amd_evidence(const ScriptModel& model)
   return "";
 }
 
+// Huawei Ascend NPUs, which no preset models: the CANN runtime's variables
+// (ASCEND_RT_VISIBLE_DEVICES, ASCEND_*: CANN documentation, "Environment
+// Variables") or its collective library's (HCCL_*, the NCCL of Ascend) set in
+// the script. Empty: none.
+std::string ascend_evidence(const ScriptModel& model)
+{
+  for (const auto& a : model.assignments) {
+    if (a.name.starts_with("ASCEND_") || a.name.starts_with("HCCL_")) {
+      return a.name + "= (a variable of Huawei's CANN runtime)";
+    }
+  }
+  return "";
+}
+
 } // namespace
 
 std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vector<std::string>& presets)
 {
   const ScriptModel model = read_script(text);
+  // Each component of a heterogeneous job names its own nodes (a CPU
+  // component next to a GPU one): the GPU is the one the components name,
+  // and when two name different GPUs this option does not decide.
   for (const char* name : {"gres", "gpus", "gpus-per-node", "constraint", "partition", "gpus-per-task"}) {
-    const Directive* d = model.directive(name);
-    if (d == nullptr || !d->has_value) {
-      continue;
+    std::optional<GpuHint> hint;
+    bool several = false;
+    for (int component = 0; component < model.components; ++component) {
+      const Directive* d = model.directive(name, component);
+      if (d == nullptr || !d->has_value) {
+        continue;
+      }
+      if (auto match = gpu_word(d->value, presets)) {
+        several = several || (hint && hint->preset != match->preset);
+        if (!hint) {
+          hint = GpuHint{match->preset, "#SBATCH --" + std::string(name) + "=" + d->value, match->no_preset};
+        }
+      }
     }
-    if (auto match = gpu_word(d->value, presets)) {
-      return GpuHint{match->preset, "#SBATCH --" + std::string(name) + "=" + d->value, match->no_preset};
+    if (hint && !several) {
+      return hint;
     }
   }
   if (const std::string amd = amd_evidence(model); !amd.empty()) {
     return GpuHint{"amd", amd, "an AMD GPU, which the memory model does not know (it models NVIDIA presets only)"};
+  }
+  if (const std::string npu = ascend_evidence(model); !npu.empty()) {
+    return GpuHint{"ascend", npu,
+                   "an Ascend NPU, which the memory model does not know (it models NVIDIA presets only)"};
   }
   for (const auto& a : model.assignments) {
     const std::string value = a.value.empty() ? "" : a.value.front().text();

@@ -35,10 +35,43 @@ int option_offset(const LaunchStage* stage, const char* name, int fallback)
   return option == nullptr ? fallback : (option->value ? option->value->offset : option->offset);
 }
 
-int directive_int(const ScriptModel& model, const char* name)
+int directive_int(const ScriptModel& model, const char* name, int component)
 {
-  const Directive* d = model.directive(name);
+  const Directive* d = model.directive(name, component);
   return d == nullptr ? 0 : integer(d->value);
+}
+
+// The component an srun step runs in: --het-group=N names it, and without
+// one the step runs in component 0 (Slurm srun(1), --het-group: "The default
+// value is --het-group=0"); a list, a range, an unknown value, or a `:`
+// separating step components (heterogeneous_jobs.html, "Launching
+// Applications") spans several: -1.
+int step_component(const Launch& launch, const ScriptModel& model)
+{
+  const LaunchStage* srun = launch.stage("srun");
+  if (srun == nullptr) {
+    return 0;
+  }
+  const Command& command = model.commands[static_cast<std::size_t>(launch.command)];
+  const int program_at = launch.program ? launch.program->offset : command.end;
+  for (const auto& w : command.words) {
+    if (w.offset > srun->offset && w.offset < program_at && w.text() == ":") {
+      return -1;
+    }
+  }
+  const LaunchOption* group = srun->find("het-group");
+  if (group == nullptr) {
+    return 0;
+  }
+  if (!group->value || !group->value->known) {
+    return -1;
+  }
+  const std::string& v = group->value->text();
+  if (v == "0") {
+    return 0;
+  }
+  const int n = integer(v);
+  return n > 0 && n < model.components ? n : -1;
 }
 
 } // namespace
@@ -112,32 +145,34 @@ int hostlist_count(const std::string& list)
 
 void read_cluster(const ScriptModel& model, ScriptJob& job)
 {
-  job.nodes = directive_int(model, "nodes");
+  job.component = job.launch == nullptr ? 0 : step_component(*job.launch, model);
+  const int k = job.component;
+  job.nodes = directive_int(model, "nodes", k);
   // --nodelist without --nodes: the job has the listed hosts (sbatch(1),
   // --nodelist; the local Slurm allocates 2 nodes for -w n[1-2]).
-  if (const Directive* w = model.directive("nodelist"); job.nodes == 0 && w != nullptr) {
+  if (const Directive* w = model.directive("nodelist", k); job.nodes == 0 && w != nullptr) {
     job.nodes = hostlist_count(w->value);
   }
   // With both --gres=gpu:N and --gpus-per-node=M the local Slurm 22.05
   // allocates N (the job's TRES show gres/gpu=N, in either order).
-  const Directive* g = model.directive("gres");
+  const Directive* g = model.directive("gres", k);
   if (g != nullptr && g->value.starts_with("gpu") && gpu_count(g->value) > 0) {
     job.gpus_per_node = gpu_count(g->value);
-  } else if (const Directive* d = model.directive("gpus-per-node")) {
+  } else if (const Directive* d = model.directive("gpus-per-node", k)) {
     job.gpus_per_node = gpu_count(d->value);
   } else if (g != nullptr && g->value.starts_with("gpu")) {
     job.gpus_per_node = gpu_count(g->value);
-  } else if (const int total = directive_int(model, "gpus"); total > 0 && job.nodes > 0 && total % job.nodes == 0) {
+  } else if (const int total = directive_int(model, "gpus", k); total > 0 && job.nodes > 0 && total % job.nodes == 0) {
     job.gpus_per_node = total / job.nodes;
   }
   const LaunchStage* srun = job.launch == nullptr ? nullptr : job.launch->stage("srun");
   const int srun_nodes = option_int(srun, "nodes", option_int(srun, "N", job.nodes));
-  int tasks = option_int(srun, "ntasks-per-node", directive_int(model, "ntasks-per-node"));
+  int tasks = option_int(srun, "ntasks-per-node", directive_int(model, "ntasks-per-node", k));
   if (srun != nullptr && tasks == 0 && srun->find("ntasks-per-node") == nullptr) {
-    const int total = option_int(srun, "ntasks", option_int(srun, "n", directive_int(model, "ntasks")));
+    const int total = option_int(srun, "ntasks", option_int(srun, "n", directive_int(model, "ntasks", k)));
     tasks = total > 0 && srun_nodes > 0 && total % srun_nodes == 0 ? total / srun_nodes : (total > 0 ? 0 : 1);
   }
-  job.tasks_per_node = tasks;
+  job.tasks_per_node = k < 0 ? 0 : tasks;
   const Launch* l = job.launch;
   if (l == nullptr) {
     return;
@@ -153,11 +188,31 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
     job.world_nodes = nnodes;
     job.world_offset = option_offset(t, "nproc-per-node", option_offset(t, "nnodes", t->offset));
   } else if (const LaunchStage* d = l->stage("deepspeed")) {
-    const int nodes = option_int(d, "num-nodes", 1);
-    const int per_node = option_int(d, "num-gpus", job.gpus_per_node);
+    // DeepSpeed's runner (deepspeed/launcher/runner.py) takes its nodes and
+    // slots from the hostfile when one is named (or -H/--include/--exclude
+    // pick from it) and --num_nodes/--num_gpus are not given: the counts are
+    // the file's, not known here. Without a hostfile it runs on the local
+    // node with every local GPU.
+    bool pool = false;
+    for (const char* own : {"hostfile", "H", "include", "i", "exclude", "e", "no_ssh", "node_rank", "launcher"}) {
+      pool = pool || d->find(own) != nullptr;
+    }
+    const int nodes = option_int(d, "num-nodes", pool ? 0 : 1);
+    const int per_node = option_int(d, "num-gpus", pool ? 0 : job.gpus_per_node);
     job.world = nodes * per_node;
     job.world_nodes = nodes;
     job.world_offset = option_offset(d, "num-gpus", d->offset);
+  } else if (const LaunchStage* a = l->stage("accelerate")) {
+    // accelerate launch: --num_processes is the total over all machines,
+    // --num_machines the nodes (accelerate/commands/launch.py, "The total
+    // number of processes to be launched in parallel"); either left to the
+    // config file is not known here. srun's tasks are the per-node
+    // launchers, not the workers.
+    const int processes = option_int(a, "num-processes", 0);
+    const int machines = option_int(a, "num-machines", 1);
+    job.world = machines > 0 && processes % machines == 0 ? processes : 0;
+    job.world_nodes = job.world > 0 ? machines : 0;
+    job.world_offset = option_offset(a, "num-processes", a->offset);
   } else if (const LaunchStage* m = l->stage("mpirun")) {
     job.world = option_int(m, "np", option_int(m, "n", 0));
     job.world_nodes = job.nodes > 0 && job.world % job.nodes == 0 ? job.nodes : 1;
@@ -166,7 +221,8 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
     job.world = srun_nodes * tasks;
     job.world_nodes = srun_nodes;
     job.world_offset = option_offset(srun, "ntasks-per-node", srun->offset);
-    if (const Directive* tpn = model.directive("ntasks-per-node"); tpn != nullptr && srun->find("ntasks-per-node") == nullptr) {
+    if (const Directive* tpn = model.directive("ntasks-per-node", k);
+        tpn != nullptr && srun->find("ntasks-per-node") == nullptr) {
       job.world_offset = tpn->offset;
     }
   } else {

@@ -32,6 +32,10 @@ struct ScriptJob
   bool args_opaque = false;        // part of the argv cannot be known (e.g. $EXTRA_ARGS)
   bool model_known = false;        // num_layers, hidden_size, heads all known
   bool cluster_known = false;      // nodes and processes per node known
+  // The heterogeneous job component the launch's step runs in (srun
+  // --het-group=N; 0 without one, and for a launch without srun: the batch
+  // script's own); -1 when not one known component (--het-group=0,2, `:`).
+  int component = 0;
   int nodes = 0;                   // allocation nodes from the directives (0 = unknown)
   int gpus_per_node = 0;           // GPUs per node from the directives (0 = unknown)
   int tasks_per_node = 0;          // srun tasks per node (0 = unknown)

@@ -70,6 +70,10 @@ struct Directive
   int offset = -1;        // of the option word
   int value_offset = -1;  // of the value
   bool ignored = false;   // after the first command: sbatch does not read it
+  // The heterogeneous job component it belongs to: `#SBATCH hetjob` (or the
+  // older `packjob`) starts the next one (Slurm sbatch(1), "HETEROGENEOUS JOB
+  // SUPPORT"; src/sbatch/opt.c, _opt_batch_script).
+  int component = 0;
 };
 
 enum class AssignKind { assign, export_only, unset };
@@ -158,9 +162,15 @@ struct ScriptModel
   // (`#SBATCH -p your partition`: "partition"), with their offsets.
   std::vector<std::pair<int, std::string>> directive_strays;
   int first_command_offset = -1;  // where sbatch stops reading directives
+  int components = 1;             // heterogeneous job components (1: an ordinary job)
   std::vector<Command> commands;
   std::vector<Assignment> assignments;
   std::vector<VarUse> uses;
+  // $NAME in the body of an unquoted heredoc that a command reads as data
+  // (`cat > env.sh <<EOF`): the batch shell expands it (bash manual, "Here
+  // Documents"), so NAME is used; kept apart from `uses`, whose rules judge
+  // command words.
+  std::vector<VarUse> heredoc_uses;
   std::vector<Launch> launches;
   std::vector<std::pair<int, bool>> xtrace;  // (offset, on) for set -x / set +x
   std::vector<int> sources;                  // offsets of `source`/`.` commands
@@ -206,8 +216,11 @@ struct ScriptModel
   int line_of(int offset) const { return position(offset).line; }
   // Offset of the first character of `line` (1-based), or text.size().
   int line_begin(int line) const;
-  // The last directive called `name` that sbatch reads, or nullptr.
-  const Directive* directive(const std::string& name) const;
+  // The last directive called `name` that sbatch reads for heterogeneous
+  // job component `component` (0: where the batch script runs, and where an
+  // srun without --het-group starts its step), or nullptr; nullptr for any
+  // component below 0 (not known).
+  const Directive* directive(const std::string& name, int component = 0) const;
 };
 
 } // namespace lg::audit

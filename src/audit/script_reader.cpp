@@ -63,6 +63,12 @@ detail::Variables slurm_variables(const std::vector<Directive>& directives)
       if (!d.ignored && d.name == directive && d.has_value) {
         found = &d;
       }
+      // A heterogeneous job: Slurm sets these per component, with a
+      // _HET_GROUP_<n> suffix (sbatch(1), "SLURM_*_HET_GROUP_#"); which
+      // component the plain name holds is not read from the script.
+      if (!d.ignored && d.component > 0) {
+        return;
+      }
     }
     if (found == nullptr || found->value.empty()
         || found->value.find_first_not_of("0123456789") != std::string::npos) {
@@ -105,6 +111,9 @@ ScriptModel read_script(std::string text, const ReadOptions& options)
   model.directives =
     detail::read_directives(model.text, model.line_starts, model.first_command_offset, model.heredocs,
                             &model.directive_strays);
+  for (const auto& d : model.directives) {
+    model.components = std::max(model.components, d.component + 1);
+  }
   const auto shebang_end = model.text.find('\n');
   const std::string shebang = model.text.substr(0, shebang_end == std::string::npos ? model.text.size() : shebang_end);
   model.xtrace_from_shebang = shebang.starts_with("#!") && shebang.find(" -") != std::string::npos
@@ -132,11 +141,11 @@ int ScriptModel::line_begin(int line) const
   return line_starts[static_cast<std::size_t>(line - 1)];
 }
 
-const Directive* ScriptModel::directive(const std::string& name) const
+const Directive* ScriptModel::directive(const std::string& name, int component) const
 {
   const Directive* found = nullptr;
   for (const auto& d : directives) {
-    if (!d.ignored && d.name == name) {
+    if (!d.ignored && d.name == name && d.component == component) {
       found = &d;
     }
   }

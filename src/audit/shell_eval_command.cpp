@@ -123,6 +123,9 @@ void Evaluator::command(const RawCommand& raw)
     return;
   }
   const int ci = add_command(raw);
+  if (raw.heredoc && !raw.heredoc_quoted) {
+    record_heredoc_uses(*raw.heredoc, ci);
+  }
   std::vector<Assignment> prefix;
   bool append = false;
   while (idx < raw.words.size() && assignment_prefix(raw.words[idx], append) > 0) {
@@ -198,6 +201,51 @@ void Evaluator::command(const RawCommand& raw)
   }
 }
 
+// The body of an unquoted heredoc (`cat > env.sh <<EOF`) goes through
+// parameter expansion, command substitution and arithmetic expansion before
+// the command reads it; `\` quotes `$`, `` ` ``, `\` and the newline (bash
+// manual, "Here Documents"). Each `$NAME`/`${NAME…}` there is the batch
+// shell reading NAME, even when the command treats the text as data.
+void Evaluator::record_heredoc_uses(const Text& body, int command)
+{
+  const std::string& t = body.text;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '\\') {
+      ++i;  // \$NAME stays text
+      continue;
+    }
+    if (t[i] != '$' || i + 1 >= t.size()) {
+      continue;
+    }
+    std::size_t at = i + 1;
+    const bool braced = t[at] == '{';
+    if (braced) {
+      ++at;
+      if (at < t.size() && (t[at] == '#' || t[at] == '!')) {
+        ++at;  // ${#NAME}, ${!NAME}
+      }
+    }
+    std::size_t end = at;
+    if (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) {
+      ++end;  // $1: one digit unbraced
+      while (braced && end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) {
+        ++end;
+      }
+    } else {
+      while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+        ++end;
+      }
+    }
+    if (end == at || body.offsets[i] < 0) {
+      continue;
+    }
+    const bool guarded = braced && end < t.size()
+                         && (t[end] == ':' || t[end] == '-' || t[end] == '=' || t[end] == '+' || t[end] == '?');
+    m_model.heredoc_uses.push_back(VarUse{t.substr(at, end - at), body.offsets[i], command, m_batch_shell, guarded});
+    i = end - 1;
+  }
+}
+
 void Evaluator::record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name)
 {
   static constexpr std::array<std::string_view, 8> k_builtins = {"cd", "echo", "true", ":", "pushd", "popd", "printf", "mkdir"};
@@ -230,6 +278,11 @@ SubScript Evaluator::run_sub(const Word& text, bool batch_expanded)
   for (const auto& use : scratch.uses) {
     if (use.offset >= 0) {  // not a batch-shell expansion seen again
       m_model.uses.push_back(use);
+    }
+  }
+  for (const auto& use : scratch.heredoc_uses) {
+    if (use.offset >= 0) {
+      m_model.heredoc_uses.push_back(use);
     }
   }
   m_model.builtin_prefixes.insert(m_model.builtin_prefixes.end(), scratch.builtin_prefixes.begin(),
