@@ -44,7 +44,8 @@ struct AuditOptions
   // The script names a GPU no preset fits (GH200: 96 or 144 GB by model; an
   // AMD GPU; "a100" with no memory size): memory is not judged, and this says why.
   std::string gpu_unmatched;
-  // "amd": the script names an AMD GPU (gpu_hint.cpp). `gpu` keeps the default
+  // "amd" / "ascend": the script names an AMD GPU or an Ascend NPU
+  // (gpu_hint.cpp). `gpu` keeps the default
   // preset for the rules that need no generation, so texts name the AMD GPU,
   // never that preset's NVIDIA name or generation.
   std::string gpu_vendor;

@@ -191,7 +191,10 @@ void Expander::append_split(const Word& item)
 void Expander::unknown(const Part& part)
 {
   m_cur.known = false;
-  if (part.quoted == false && m_split == Split::yes) {
+  // Unquoted, bash splits the value into an unknown number of words; an
+  // array's "${NAME[@]}" is one word per element, quoted or not (bash(1),
+  // Arrays): how many words, and which flags, is not known either way.
+  if (m_split == Split::yes && (part.quoted == false || (part.kind == PartKind::param && part.index == "@"))) {
     m_cur.opaque = true;
   }
   const std::string shown = display(part);

@@ -200,7 +200,9 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
 void env_findings(FindingContext& context)
 {
   const ScriptJob& job = context.job;
-  if (job.launch == nullptr) {
+  // The environment policy is CUDA's, NCCL's and PyTorch-on-CUDA's: on an
+  // Ascend NPU (torch_npu, HCCL) none of its variables means what it says.
+  if (job.launch == nullptr || context.options.gpu_vendor == "ascend") {
     return;
   }
   config::JobSpec spec = job.spec;

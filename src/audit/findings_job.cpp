@@ -27,15 +27,18 @@ struct Dependency
 };
 
 // Keys a rule reads besides the one it points at.
-const std::array<Dependency, 23>& dependencies()
+const std::array<Dependency, 24>& dependencies()
 {
-  static const std::array<Dependency, 23> k_table = {{
+  static const std::array<Dependency, 24> k_table = {{
     {"optimizer.", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
     {"sequence_parallel.", {"parallelism.tp"}},
     {"pipeline.", {"parallelism.pp"}},
     {"parallelism.world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
-    {"parallelism.expert_world_size", {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.ep", "parallelism.etp"}},
-    {"parallelism.gbs_divisible", {"cluster", "training.global_batch_size", "training.micro_batch_size", "parallelism.tp", "parallelism.pp", "parallelism.cp"}},
+    {"parallelism.expert_world_size",
+     {"cluster", "parallelism.tp", "parallelism.pp", "parallelism.ep", "parallelism.etp"}},
+    {"parallelism.gbs_divisible",
+     {"cluster", "training.global_batch_size", "training.micro_batch_size", "parallelism.tp", "parallelism.pp",
+      "parallelism.cp"}},
     {"parallelism.heads_divisible_by_tp", {"model.num_attention_heads", "parallelism.tp"}},
     {"parallelism.layers_divisible_by_pp", {"model.num_layers", "parallelism.pp"}},
     {"parallelism.query_groups_vs_tp", {"model.num_query_groups", "model.num_attention_heads", "parallelism.tp"}},
@@ -44,6 +47,8 @@ const std::array<Dependency, 23>& dependencies()
     {"parallelism.uneven_pp", {"model.num_layers", "parallelism.pp"}},
     {"parallelism.tp_within_nvlink", {"cluster", "parallelism.tp"}},
     {"pipeline.vpp_layers_divisible", {"model.num_layers", "parallelism.pp", "parallelism.vpp"}},
+    // Its fix lists the VPP sizes that divide the layers of a pipeline rank.
+    {"pipeline.pp_without_vpp", {"model.num_layers", "parallelism.pp"}},
     {"pipeline.vpp_microbatch", {"cluster", "training.global_batch_size", "training.micro_batch_size"}},
     {"model.", {"model.num_layers", "model.hidden_size", "model.num_attention_heads"}},
     {"model.max_position_embeddings", {"model.seq_length"}},

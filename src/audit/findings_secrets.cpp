@@ -183,10 +183,19 @@ void placeholders(FindingContext& c)
       record(t, w.offset, false);
     }
   };
+  // NCCL_SOCKET_IFNAME=xxx, HCCL_SOCKET_IFNAME=xxx, NCCL_IB_HCA=xxx: no network
+  // interface or HCA is named with x alone (Linux names them eth0, ib0, hsn0,
+  // enp65s0, mlx5_0), so in these the run of x is the stand-in x_filler finds
+  // in #SBATCH values; the collective library then finds no such interface.
+  auto interface_variable = [](const std::string& name) { return name.ends_with("_IFNAME") || name.ends_with("_HCA"); };
   for (const auto& a : m.assignments) {
     for (const auto& w : a.value) {
       if (w.known && !a.prefix) {
         check_word(w);
+        if (interface_variable(a.name) && w.offset >= 0 && x_filler(w.text())
+            && placeholder_token(w.text(), tmpl).empty()) {
+          record(w.text(), w.offset, false);
+        }
       }
     }
   }

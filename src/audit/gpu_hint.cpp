@@ -203,6 +203,20 @@ std::string amd_evidence(const ScriptModel& model)
   return "";
 }
 
+// Huawei Ascend NPUs, which no preset models: the CANN runtime's variables
+// (ASCEND_RT_VISIBLE_DEVICES, ASCEND_*: CANN documentation, "Environment
+// Variables") or its collective library's (HCCL_*, the NCCL of Ascend) set in
+// the script. Empty: none.
+std::string ascend_evidence(const ScriptModel& model)
+{
+  for (const auto& a : model.assignments) {
+    if (a.name.starts_with("ASCEND_") || a.name.starts_with("HCCL_")) {
+      return a.name + "= (a variable of Huawei's CANN runtime)";
+    }
+  }
+  return "";
+}
+
 } // namespace
 
 std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vector<std::string>& presets)
@@ -233,6 +247,10 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
   }
   if (const std::string amd = amd_evidence(model); !amd.empty()) {
     return GpuHint{"amd", amd, "an AMD GPU, which the memory model does not know (it models NVIDIA presets only)"};
+  }
+  if (const std::string npu = ascend_evidence(model); !npu.empty()) {
+    return GpuHint{"ascend", npu,
+                   "an Ascend NPU, which the memory model does not know (it models NVIDIA presets only)"};
   }
   for (const auto& a : model.assignments) {
     const std::string value = a.value.empty() ? "" : a.value.front().text();

@@ -386,11 +386,48 @@ bool ChainParser::wrapper_step(const std::string& base)
   return true;
 }
 
+// `$(which torchrun)`, `$(command -v python3)`, `$(type -P deepspeed)` as
+// the command word: bash runs the path the lookup printed, the file NAME found
+// on PATH (bash(1), SHELL BUILTIN COMMANDS: `command -v`, `type -P`; which(1)),
+// so the program is NAME. nullopt for any other unknown word.
+std::optional<std::string> looked_up_program(const Word& w)
+{
+  const std::string& t = w.text();
+  if (!t.starts_with("$(") || !t.ends_with(")") || t.find(')') != t.size() - 1) {
+    return std::nullopt;
+  }
+  std::vector<std::string> words;
+  std::string cur;
+  for (char c : t.substr(2, t.size() - 3)) {
+    if (c == ' ' || c == '\t') {
+      if (!cur.empty()) {
+        words.push_back(cur);
+      }
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) {
+    words.push_back(cur);
+  }
+  const bool which = words.size() == 2 && words[0] == "which";
+  const bool command_v = words.size() == 3 && (words[0] == "command" || words[0] == "type")
+                         && (words[1] == "-v" || words[1] == "-P" || words[1] == "-p");
+  const std::string& name = words.empty() ? t : words.back();
+  const bool plain = !name.empty() && name.find_first_of("$`\"'<>|&;*?[") == std::string::npos;
+  if ((which || command_v) && plain) {
+    return basename_of(name);
+  }
+  return std::nullopt;
+}
+
 // One wrapper of the chain; false when the chain ended.
 bool ChainParser::step()
 {
   const Word& w = m_words[m_i];
-  const std::string base = basename_of(w.text());
+  const auto looked_up = w.known ? std::nullopt : looked_up_program(w);
+  const std::string base = looked_up ? *looked_up : basename_of(w.text());
   const std::string& last = m_launch.stages.empty() ? std::string() : m_launch.stages.back().tool;
   if ((last == "srun" || last == "mpirun") && assignment_word(w.text())) {
     // srun/mpirun exec their first operand: `srun NAME=v cmd` runs a file
@@ -398,7 +435,7 @@ bool ChainParser::step()
     m_launch.exec_assignment = w.offset;
     return env_step();
   }
-  if (!w.known) {
+  if (!w.known && !looked_up) {
     const Word* m = peek(1);
     const Word* module = peek(2);
     if (m != nullptr && module != nullptr && m->text() == "-m" && is_torchrun_module(module->text())) {
@@ -438,6 +475,22 @@ bool ChainParser::step()
       finish_program(true);
       return false;
     }
+    return true;
+  }
+  if (base == "ray" && peek(1) != nullptr && peek(2) != nullptr && peek(1)->text() == "job"
+      && peek(2)->text() == "submit") {
+    // `ray job submit [OPTIONS] -- ENTRYPOINT…` (Ray, "Ray Jobs CLI API
+    // Reference": the entrypoint is one shell command run on the Ray cluster's
+    // head node, which starts the workers itself): the command after `--`.
+    push("ray");
+    m_i += 2;
+    for (std::size_t k = m_i; k < m_words.size(); ++k) {
+      if (m_words[k].known && m_words[k].text() == "--") {
+        m_i = k + 1;
+        return true;
+      }
+    }
+    options(m_launch.stages.back(), generic_grammar());
     return true;
   }
   if (base == "bash" || base == "sh") {

@@ -56,6 +56,11 @@ struct ArgvReader
   void unknown(const Word& w)
   {
     const std::string& t = w.text();
+    // An unknown array, "${ARGS[@]}": a list of words (bash(1), Arrays), not
+    // the value of the flag before it; any flag may be among them.
+    if (w.opaque && (t.ends_with("[@]}") || t.ends_with("[*]}"))) {
+      opaque = true;
+    }
     if (t.starts_with("--")) {
       const std::string name = t.substr(2, t.find('=') == std::string::npos ? std::string::npos : t.find('=') - 2);
       if (name.find('$') != std::string::npos || name.find('{') != std::string::npos) {

@@ -60,12 +60,14 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
     presets.push_back(name);
   }
   if (const auto hint = audit::gpu_from_script(text, presets)) {
-    if (hint->preset == "amd") {
-      // No AMD preset: the default one stays for the generation-free rules,
-      // and nothing printed names it.
-      options.gpu_vendor = "amd";
+    if (hint->preset == "amd" || hint->preset == "ascend") {
+      // No AMD or Ascend preset: the default one stays for the generation-free
+      // rules, and nothing printed names it.
+      const bool amd = hint->preset == "amd";
+      options.gpu_vendor = hint->preset;
       options.gpu_assumed = true;
-      options.gpu_unmatched = "an AMD GPU (" + hint->evidence + "), which the memory model does not know";
+      options.gpu_unmatched = std::string(amd ? "an AMD GPU (" : "an Ascend NPU (") + hint->evidence
+                              + "), which the memory model does not know";
       return "from the script: " + hint->evidence
              + "; memory is not judged (the memory model knows NVIDIA presets only); --gpu sets a preset";
     }
@@ -335,7 +337,9 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
     };
     const std::string gpu_source = choose_gpu(parsed, text, options);
     audit::AuditResult result = audit::audit_text(text, path, options);
-    result.gpu = options.gpu_vendor == "amd" ? "amd" : !options.gpu_name.empty() ? options.gpu_name : options.gpu.name;
+    result.gpu = !options.gpu_vendor.empty() ? options.gpu_vendor
+                 : !options.gpu_name.empty() ? options.gpu_name
+                                             : options.gpu.name;
     result.gpu_source = gpu_source;
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;

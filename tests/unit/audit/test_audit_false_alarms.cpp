@@ -244,3 +244,48 @@ TEST_CASE("nodes of 4 GPUs and no GPU named: memory not judged against the 8-GPU
   // Named: judged.
   CHECK(with_rule(run(script), "memory.oom").size() == 1);
 }
+
+TEST_CASE("pp without VPP is not advised when the layer count is unknown: its fix would list made-up sizes")
+{
+  // MindSpeed-MM reads num_layers from its model JSON with `python -c`; the
+  // advice's fix lists the VPP sizes dividing the layers per pipeline rank
+  // (Megatron-LM transformer_config.py: layers per rank % vpp == 0).
+  const std::string tail = " --pipeline-model-parallel-size 2 --hidden-size 512 --num-attention-heads 8 "
+                           "--seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 "
+                           "--global-batch-size 16 --bf16\n";
+  const AuditResult unknown = run("#!/bin/bash\nNUM_LAYERS=$(python -c \"print(24)\")\n"
+                                  "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers ${NUM_LAYERS}"
+                                  + tail);
+  CAPTURE(describe(unknown));
+  CHECK(with_rule(unknown, "pipeline.pp_without_vpp").empty());
+  const AuditResult known = run("#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24" + tail);
+  CAPTURE(describe(known));
+  CHECK(with_rule(known, "pipeline.pp_without_vpp").size() == 1);
+}
+
+TEST_CASE("a quoted unknown array \"${ARGS[@]}\" may hold any flags: no verdict on the defaults it could override")
+{
+  // "${NAME[@]}" expands to one word per element (bash(1), Arrays); an array
+  // set in a sourced file (MODEL_ARGS with --num-experts) is unknown here.
+  const std::string script =
+    "#!/bin/bash\nsource model_config.sh\nPERF_ARGS=(--tensor-model-parallel-size 8 --expert-model-parallel-size 16)\n"
+    "torchrun --nproc_per_node 8 pretrain_gpt.py \"${MODEL_ARGS[@]}\" \"${PERF_ARGS[@]}\"\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "moe.ep_requires_experts").empty());
+  // After a flag that is not Megatron's (a wrapper's own --use-health-check)
+  // the array is still a list of words, not that flag's value.
+  const AuditResult after_flag =
+    run("#!/bin/bash\nPERF_ARGS=(--expert-model-parallel-size 16 --balance-data)\n"
+        "python3 -m relax.entrypoints.train --use-health-check ${MODEL_ARGS[@]} \"${PERF_ARGS[@]}\" "
+        "--attention-backend flash\n");
+  CAPTURE(describe(after_flag));
+  CHECK(with_rule(after_flag, "moe.ep_requires_experts").empty());
+  // Written out, the model without experts is known and the error stands.
+  const AuditResult known = run("#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 "
+                                "--hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
+                                "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 8 "
+                                "--tensor-model-parallel-size 8 --expert-model-parallel-size 16\n");
+  CAPTURE(describe(known));
+  CHECK(with_rule(known, "moe.ep_requires_experts").size() == 1);
+}

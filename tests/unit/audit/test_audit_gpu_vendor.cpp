@@ -43,3 +43,27 @@ TEST_CASE("AMD job: the CUDA_DEVICE_MAX_CONNECTIONS error names the AMD GPU, not
   REQUIRE(hopper.size() == 1);
   CHECK(hopper[0]->diagnostic.message.find("with TP=2 on hopper") != std::string::npos);
 }
+
+TEST_CASE("Ascend NPU job: no CUDA environment verdicts (CANN and HCCL, not CUDA and NCCL)")
+{
+  // MindSpeed-LM/MM jobs on Ascend set the CANN runtime's and HCCL's variables
+  // (ASCEND_*, HCCL_*); CUDA_DEVICE_MAX_CONNECTIONS, NCCL_* and
+  // PYTORCH_CUDA_ALLOC_CONF are read by CUDA builds of PyTorch, NCCL and
+  // Megatron-LM on NVIDIA GPUs: nothing is said about them on an NPU.
+  const std::string npu = "#!/bin/bash\nexport HCCL_CONNECT_TIMEOUT=1200\nexport CUDA_LAUNCH_BLOCKING=1\n"
+                          "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 --num-layers 4 "
+                          "--hidden-size 512 --num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+                          "--micro-batch-size 1 --global-batch-size 8 --bf16\n";
+  AuditOptions ascend = h100_options();
+  ascend.gpu_vendor = "ascend";
+  ascend.gpu_assumed = true;
+  const AuditResult r = run(npu, ascend);
+  CAPTURE(describe(r));
+  for (const auto& f : r.findings) {
+    CHECK_FALSE(f.diagnostic.rule.starts_with("env."));
+  }
+  // The same script on an NVIDIA GPU gets both.
+  const AuditResult nvidia = run(npu);
+  CHECK(with_rule(nvidia, "env.cuda_device_max_connections_tp_cp").size() == 1);
+  CHECK(with_rule(nvidia, "env.debug_setting").size() == 1);
+}

@@ -93,3 +93,18 @@ TEST_CASE(
   CAPTURE(describe(names));
   CHECK(with_rule(names, "audit.placeholder").empty());
 }
+
+TEST_CASE("a run of x as a network interface or HCA name is a placeholder, reported once with its other lines")
+{
+  // No interface or HCA is named with x alone (Linux: eth0, ib0, hsn0,
+  // enp65s0; mlx5_0); NCCL's NCCL_SOCKET_IFNAME, gloo's GLOO_SOCKET_IFNAME
+  // and HCCL's HCCL_SOCKET_IFNAME then match no interface.
+  const AuditResult r = run("#!/bin/bash\nexport HCCL_SOCKET_IFNAME=xxx\nexport GLOO_SOCKET_IFNAME=xxx\n"
+                            "export NCCL_SOCKET_IFNAME=eth0\nexport NCCL_IB_HCA=mlx5\nRUN_TAG=xxx\n"
+                            "torchrun --nproc_per_node 8 train.py --tag $RUN_TAG\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.message.find("xxx (also used on line 3)") != std::string::npos);
+}

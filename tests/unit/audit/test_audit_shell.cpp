@@ -203,6 +203,23 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
   CHECK_FALSE(gpu_of("#SBATCH -N 2\n"));
 }
 
+TEST_CASE("an Ascend NPU from the CANN runtime's or HCCL's variables: no preset fits, and the hint says why")
+{
+  // CANN documentation, "Environment Variables": ASCEND_RT_VISIBLE_DEVICES,
+  // ASCEND_GLOBAL_LOG_LEVEL; HCCL (Huawei Collective Communication Library):
+  // HCCL_CONNECT_TIMEOUT, HCCL_SOCKET_IFNAME.
+  for (const char* text : {"export ASCEND_RT_VISIBLE_DEVICES=0,1,2,3\n", "export HCCL_CONNECT_TIMEOUT=1200\n"}) {
+    CAPTURE(text);
+    const auto hint = gpu_of(text);
+    REQUIRE(hint.has_value());
+    CHECK(hint->preset == "ascend");
+    CHECK(hint->no_preset.find("Ascend NPU") != std::string::npos);
+  }
+  // A GPU the directives name comes first.
+  CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\nexport HCCL_CONNECT_TIMEOUT=1200\n")->preset == "h100-80gb");
+  CHECK_FALSE(gpu_of("export NCCL_SOCKET_IFNAME=eth0\n"));
+}
+
 TEST_CASE("an A100 with no memory size and AMD GPUs: no preset fits, and the hint says why")
 {
   // TACC Lonestar6's gpu-a100 partition has A100 40GB (TACC Lonestar6 user guide), others 80GB.

@@ -1,0 +1,63 @@
+// Launch lines whose command word is not written as the program's name (issue
+// 13, round 13 of unseen public scripts): `$(which torchrun)` runs the file
+// the lookup printed, the torchrun on PATH (bash(1), SHELL BUILTIN COMMANDS,
+// `command -v` and `type -P`; which(1)); `ray job submit [OPTIONS] --
+// ENTRYPOINT` runs the entrypoint on the Ray cluster's head node (Ray, "Ray
+// Jobs CLI API Reference"). Both were read as "no training launch", and so
+// the environment of the launch was never checked.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+TEST_CASE("$(which torchrun) as the command word is torchrun: the launch is read and its environment checked")
+{
+  const std::string script =
+    "#!/bin/bash\nexport CUDA_LAUNCH_BLOCKING=\"1\"\n"
+    "$(which torchrun) --nproc_per_node=1 --nnodes=1 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+    "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 "
+    "--global-batch-size 8 --bf16\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  const auto debug = with_rule(r, "env.debug_setting");
+  REQUIRE(debug.size() == 1);
+  CHECK(line_of(debug[0]) == 2);
+  // The same with `command -v` and with backquotes.
+  for (const std::string word : {"$(command -v torchrun)", "\"$(which torchrun)\"", "`which torchrun`"}) {
+    std::string other = script;
+    other.replace(other.find("$(which torchrun)"), 17, word);
+    const AuditResult o = run(other);
+    CAPTURE(word);
+    CHECK(with_rule(o, "audit.no_launch").empty());
+    CHECK(with_rule(o, "env.debug_setting").size() == 1);
+  }
+}
+
+TEST_CASE("an unknown command substitution as the command word is still not guessed")
+{
+  // `$(pick_launcher)` prints a program the audit cannot know.
+  const AuditResult r = run("#!/bin/bash\n$(pick_launcher) train.py\n$(which $LAUNCHER) train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").size() == 1);
+}
+
+TEST_CASE("ray job submit … -- python3 -m …: the entrypoint is the launch")
+{
+  const std::string script =
+    "#!/bin/bash\nset -ex\nray job submit --address=\"http://${HOST_IP}:8265\" "
+    "--runtime-env-json=\"${RUNTIME_ENV_JSON}\" -- python3 -m relax.entrypoints.train --colocate "
+    "2>&1 | tee log/train.log\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  // Without `--` the options are read as options and the entrypoint follows.
+  const AuditResult plain = run("#!/bin/bash\nray job submit --no-wait python3 train.py\n");
+  CAPTURE(describe(plain));
+  CHECK(with_rule(plain, "audit.no_launch").empty());
+  // Other ray subcommands start the cluster, they are not the training.
+  const AuditResult start = run("#!/bin/bash\nray start --head --port=6379\n");
+  CHECK(with_rule(start, "audit.no_launch").size() == 1);
+}
