@@ -3,6 +3,8 @@
 // directory.
 #include "audit/findings.hpp"
 
+#include "env/hard_rules.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -116,6 +118,17 @@ void not_exported(FindingContext& context)
       later_export = later_export || (b.name == a.name && b.offset > a.offset && b.exported);
     }
     if (later_export) {
+      continue;
+    }
+    // CUDA_LAUNCH_BLOCKING=1 left unexported is a debugging switch that is,
+    // as it happens, off: exporting it would slow every step.
+    const std::string value = a.known && !a.value.empty() ? a.value.front().text() : "";
+    if (const char* effect = env::debug_setting_effect(a.name, value)) {
+      context.add(Severity::advice, "audit.not_exported",
+                  fmt::format("{}={} is assigned but not exported, so the launched processes do not see it; do not "
+                              "export it: it is a debugging setting ({})",
+                              a.name, value, effect),
+                  fmt::format("remove the assignment of {} (exporting it slows every step)", a.name), a.offset);
       continue;
     }
     auto& finding = context.add(

@@ -196,6 +196,38 @@ bool megatron_lm_only(const std::string& rule)
   return std::any_of(k_prefixes.begin(), k_prefixes.end(), [&](std::string_view p) { return rule.starts_with(p); });
 }
 
+// A job on a CPU partition that asks for no GPU (no --gres, --gpus*): a data
+// preparation step (Megatron Bridge's pack_sft_data.py, preprocess_data.py)
+// that takes a recipe's flags; there is no GPU memory to judge.
+bool cpu_only_job(const ScriptModel& model)
+{
+  for (const char* name : {"gres", "gpus", "gpus-per-node", "gpus-per-task"}) {
+    if (model.directive(name) != nullptr) {
+      return false;
+    }
+  }
+  const Directive* partition = model.directive("partition");
+  if (partition == nullptr || !partition->has_value || partition->value.empty()) {
+    return false;
+  }
+  std::string value = partition->value;
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const auto comma = value.find(',', start);
+    const std::string part = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.find("cpu") == std::string::npos) {
+      return false;
+    }
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  return true;
+}
+
 } // namespace
 
 // Megatron-DeepSpeed (or DeepSpeed under a Megatron-style program): ZeRO
@@ -246,7 +278,8 @@ void job_findings(FindingContext& context)
   const auto& cluster = job.spec.cluster;
   const bool other_board = context.options.gpu_assumed && job.cluster_known && cluster.nodes > 1
                            && cluster.gpus_per_node > 1 && cluster.gpus_per_node != cluster.gpu_info.nvlink_domain;
-  const bool estimable = job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
+  const bool cpu_only = cpu_only_job(context.model);
+  const bool estimable = !cpu_only && job.model_known && job.cluster_known && !job.args_opaque && job.unknown.empty()
                          && job.spec.cluster.gpu_info.capacity_bytes > 0 && unmodelled.empty() && !other_board
                          && context.options.gpu_unmatched.empty();
   estimate::Estimate estimate;
@@ -254,7 +287,7 @@ void job_findings(FindingContext& context)
   if (estimable) {
     estimate_options.expandable_segments = allocator_expandable(job);
     estimate = estimate::estimate(job.spec, estimate_options);
-  } else {
+  } else if (!cpu_only) {
     const std::string why =
       !unmodelled.empty() ? fmt::format("the estimator does not model {}", unmodelled)
       : !context.options.gpu_unmatched.empty()

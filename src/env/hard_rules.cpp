@@ -142,32 +142,34 @@ bool same_ignoring_case(std::string_view a, std::string_view b)
 
 // Debugging switches PyTorch and NCCL document for finding an error, left on
 // in a training job: each costs every step, not only the failing one.
+struct Switch
+{
+  const char* name;
+  const char* value;  // the debugging value (compared without case)
+  const char* effect;
+};
+
+constexpr Switch k_switches[] = {
+  {"CUDA_LAUNCH_BLOCKING", "1",
+   "every CUDA kernel launch waits for the kernel to finish, so the CPU never runs ahead of the GPU and "
+   "communication kernels stop overlapping compute; PyTorch documents it for locating an error on the GPU "
+   "(pytorch/pytorch docs/source/notes/cuda.rst, \"Asynchronous execution\")"},
+  {"PYTORCH_NO_CUDA_MEMORY_CACHING", "1",
+   "PyTorch's caching allocator is off: every tensor is a cudaMalloc/cudaFree of its own, which synchronizes "
+   "the device and fragments memory; PyTorch documents it for memory checkers such as cuda-memcheck "
+   "(pytorch/pytorch docs/source/notes/cuda.rst, \"Memory management\")"},
+  {"NCCL_DEBUG", "TRACE",
+   "NCCL's deepest log level, for debugging NCCL itself: besides INFO it logs every NCCL API call on every rank "
+   "(NCCL user guide, Troubleshooting, \"Logging\": TRACE is \"replayable traces, plus CALL APIs\"; WARN is the "
+   "production minimum), so a long run writes a log line per collective per GPU"},
+  {"TORCH_DISTRIBUTED_DEBUG", "DETAIL",
+   "PyTorch wraps every process group to check each collective's shapes and order across ranks before it runs, "
+   "and logs DDP runtime statistics; its documentation says this may impact performance and is for debugging "
+   "(pytorch/pytorch docs/source/distributed.rst, \"Debugging torch.distributed applications\")"},
+};
+
 void check_debug(const config::JobSpec& spec, const Environment& env, std::vector<Diagnostic>& out)
 {
-  struct Switch
-  {
-    const char* name;
-    const char* value;  // the debugging value (compared without case)
-    const char* effect;
-  };
-  static constexpr Switch k_switches[] = {
-    {"CUDA_LAUNCH_BLOCKING", "1",
-     "every CUDA kernel launch waits for the kernel to finish, so the CPU never runs ahead of the GPU and "
-     "communication kernels stop overlapping compute; PyTorch documents it for locating an error on the GPU "
-     "(pytorch/pytorch docs/source/notes/cuda.rst, \"Asynchronous execution\")"},
-    {"PYTORCH_NO_CUDA_MEMORY_CACHING", "1",
-     "PyTorch's caching allocator is off: every tensor is a cudaMalloc/cudaFree of its own, which synchronizes "
-     "the device and fragments memory; PyTorch documents it for memory checkers such as cuda-memcheck "
-     "(pytorch/pytorch docs/source/notes/cuda.rst, \"Memory management\")"},
-    {"NCCL_DEBUG", "TRACE",
-     "NCCL's deepest log level, for debugging NCCL itself: besides INFO it logs every NCCL API call on every rank "
-     "(NCCL user guide, Troubleshooting, \"Logging\": TRACE is \"replayable traces, plus CALL APIs\"; WARN is the "
-     "production minimum), so a long run writes a log line per collective per GPU"},
-    {"TORCH_DISTRIBUTED_DEBUG", "DETAIL",
-     "PyTorch wraps every process group to check each collective's shapes and order across ranks before it runs, "
-     "and logs DDP runtime statistics; its documentation says this may impact performance and is for debugging "
-     "(pytorch/pytorch docs/source/distributed.rst, \"Debugging torch.distributed applications\")"},
-  };
   for (const Switch& s : k_switches) {
     const Variable* v = env.find(s.name);
     if (v == nullptr || v->action != Action::set || !same_ignoring_case(v->value, s.value)) {
@@ -183,6 +185,16 @@ void check_debug(const config::JobSpec& spec, const Environment& env, std::vecto
 }
 
 } // namespace
+
+const char* debug_setting_effect(std::string_view name, std::string_view value)
+{
+  for (const Switch& s : k_switches) {
+    if (name == s.name && same_ignoring_case(value, s.value)) {
+      return s.effect;
+    }
+  }
+  return nullptr;
+}
 
 std::vector<Diagnostic> check_hard_rules(const JobFeatures& features,
                                          const config::JobSpec& spec,

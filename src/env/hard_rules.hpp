@@ -6,6 +6,7 @@
 #include "env/environment.hpp"
 #include "env/policy.hpp"
 
+#include <string_view>
 #include <vector>
 
 namespace lg::env {
@@ -15,5 +16,9 @@ namespace lg::env {
 std::vector<Diagnostic> check_hard_rules(const JobFeatures& features,
                                          const config::JobSpec& spec,
                                          const Environment& environment);
+
+// What `name`=`value` does when it is one of the debugging switches
+// env.debug_setting reports (CUDA_LAUNCH_BLOCKING=1, …), or null.
+const char* debug_setting_effect(std::string_view name, std::string_view value);
 
 } // namespace lg::env

@@ -81,3 +81,21 @@ TEST_CASE("a comment naming Lightning is said as a condition for --signal")
   CHECK(
     with_rule(run("#!/bin/bash\n# lightning fast\n#SBATCH --nodes=2\nsrun python train.py\n"), "audit.signal").empty());
 }
+
+TEST_CASE("a debugging switch assigned and not exported: advice to remove it, never to export it")
+{
+  // CUDA_LAUNCH_BLOCKING=1 (pytorch/pytorch docs/source/notes/cuda.rst,
+  // "Asynchronous execution") is off for the launched processes while it is
+  // not exported; `export` would turn it on.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --gres=gpu:2\nCUDA_LAUNCH_BLOCKING=1\n"
+                            "NCCL_DEBUG=INFO\nsrun torchrun --nproc_per_node 2 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.not_exported");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("do not export it") != std::string::npos);
+  CHECK(found[0]->edits.empty());
+  // NCCL_DEBUG=INFO is not a debugging switch of env.debug_setting: export it.
+  CHECK(found[1]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[1]->diagnostic.fix == "export NCCL_DEBUG");
+}

@@ -289,3 +289,20 @@ TEST_CASE("a quoted unknown array \"${ARGS[@]}\" may hold any flags: no verdict 
   CAPTURE(describe(known));
   CHECK(with_rule(known, "moe.ep_requires_experts").size() == 1);
 }
+
+TEST_CASE("a job on a CPU partition that asks for no GPU gets no memory verdict or advice")
+{
+  // Megatron Bridge's gpt_oss pack_data_job.sh: `--partition=cpu`, no --gres,
+  // pack_sft_data.py with a recipe's flags; no GPU memory to judge.
+  const std::string tail = "torchrun --nproc_per_node 1 pretrain_gpt.py --num-layers $1 --hidden-size 512 "
+                           "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+                           "--micro-batch-size 1 --global-batch-size 8 --bf16\n";
+  const AuditResult cpu = run("#!/bin/bash\n#SBATCH --partition=cpu\n#SBATCH --nodes=1\n" + tail);
+  CAPTURE(describe(cpu));
+  CHECK(with_rule(cpu, "audit.memory_unknown").empty());
+  // A GPU partition, or a CPU-named partition with GPUs asked for, keeps it.
+  const AuditResult gpu = run("#!/bin/bash\n#SBATCH --partition=gpu\n#SBATCH --nodes=1\n" + tail);
+  CHECK(with_rule(gpu, "audit.memory_unknown").size() == 1);
+  const AuditResult asked = run("#!/bin/bash\n#SBATCH --partition=cpu\n#SBATCH --gres=gpu:1\n" + tail);
+  CHECK(with_rule(asked, "audit.memory_unknown").size() == 1);
+}
