@@ -2,23 +2,23 @@
 // layouts (bridge_performance.json). Calibration set: releases 25.09 and
 // 25.11; every other release is held out.
 // Usage: bench_tune <bridge_performance.json> <presets dir> [--calibrate] [--rows] [--ranks] [--no-tune]
-//        [--no-search] [--speed] [--only TEXT] [--dump FILE]
+//        [--no-search] [--speed] [--classify] [--only TEXT] [--dump FILE]
 //        (--only: the rows whose release|task|model|system|precision|gpus|gbs|seq contains TEXT;
 //        --dump: per problem, the best candidate of each distinct layout, as CSV)   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
 #include "rows.hpp"
 #include "rules/rules.hpp"
-#include "tune/search.hpp"
 #include "throughput/systems.hpp"
 #include "throughput/throughput.hpp"
+#include "tune/search.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <set>
@@ -58,7 +58,7 @@ struct Predicted
 {
   Row row;
   lg::config::JobSpec spec;  // what tune and the estimate read
-  double error = 0;  // predicted / measured - 1 (tokens/s/GPU)
+  double error = 0;          // predicted / measured - 1 (tokens/s/GPU)
   // The prediction with the recipe's token dispatcher (rows.hpp, job_text):
   // the error, the calibration and the pairs; `searched` is `spec`'s, which
   // the ranking compares with the search's best.
@@ -69,7 +69,7 @@ struct Predicted
 
 // Bisection for the value of one rate that makes the median log error of
 // `members` zero (predictions fall as the efficiency rises).
-template <typename Set>
+template<typename Set>
 double fit(const std::vector<const Predicted*>& members, Set set)
 {
   double lo = 0.02;
@@ -200,8 +200,7 @@ void guide(const lg::config::LoadOptions& options)
 // The published dimensions of a layout: what the Bridge tables list.
 std::string key_of(int tp, int pp, int vpp, int cp, int ep, int mbs, bool fsdp)
 {
-  return fmt::format("tp{} pp{} vpp{} cp{} ep{} mbs{}{}", tp, pp, vpp > 1 ? vpp : 0, cp, ep, mbs,
-                     fsdp ? " fsdp" : "");
+  return fmt::format("tp{} pp{} vpp{} cp{} ep{} mbs{}{}", tp, pp, vpp > 1 ? vpp : 0, cp, ep, mbs, fsdp ? " fsdp" : "");
 }
 
 std::string key_of(const lg::tune::Layout& l)
@@ -288,12 +287,11 @@ std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, boo
           continue;
         }
         const auto& l = c->layout;
-        std::string line = fmt::format("C,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.6g}", problem_tag,
-                                       c == pair.first ? 1 : 0, l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp,
-                                       l.micro_batch_size, l.fsdp ? 1 : 0, l.recompute, l.sequence_parallel ? 1 : 0,
-                                       l.distributed_optimizer ? 1 : 0,
-                                       c->verdict == lg::estimate::Verdict::fits ? 1 : 0,
-                                       c->band_bytes / result.capacity_bytes, c->throughput.tokens_per_sec_per_gpu);
+        std::string line = fmt::format(
+          "C,{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4f},{:.6g}", problem_tag, c == pair.first ? 1 : 0, l.tp, l.pp,
+          l.vpp, l.cp, l.ep, l.etp, l.micro_batch_size, l.fsdp ? 1 : 0, l.recompute, l.sequence_parallel ? 1 : 0,
+          l.distributed_optimizer ? 1 : 0, c->verdict == lg::estimate::Verdict::fits ? 1 : 0,
+          c->band_bytes / result.capacity_bytes, c->throughput.tokens_per_sec_per_gpu);
         for (const auto& [name, v] : c->throughput.costs) {
           line += fmt::format(",{:.6g}", v);
         }
@@ -321,11 +319,11 @@ std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, boo
 // What tune_bench counts, per group of problems.
 struct Tally
 {
-  int layouts = 0;    // published rows
-  int clean = 0;      // judged fits or borderline, no error-level finding
-  int problems = 0;   // distinct (problem, published layout)
-  int top5 = 0;       // ... among tune's 5 best distinct published-dimension layouts
-  int within10 = 0;   // ... predicted at least 90% of tune's best prediction
+  int layouts = 0;     // published rows
+  int clean = 0;       // judged fits or borderline, no error-level finding
+  int problems = 0;    // distinct (problem, published layout)
+  int top5 = 0;        // ... among tune's 5 best distinct published-dimension layouts
+  int within10 = 0;    // ... predicted at least 90% of tune's best prediction
   int searchable = 0;  // ... judged `fits`, so tune's memory pruning keeps it
   int searchable_top5 = 0;
   int top5_borderline = 0;  // ... in the top 5 of the ranking that includes borderline layouts
@@ -382,15 +380,15 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
           why += " " + f.rule + ": " + f.message;
         }
       }
-      misses.push_back(fmt::format("{} {} {} {} {} {}: {}", split_of(p.row), p.row.release, p.row.model,
-                                   p.row.system, p.row.precision, key_of(p.row), why));
+      misses.push_back(fmt::format("{} {} {} {} {} {}: {}", split_of(p.row), p.row.release, p.row.model, p.row.system,
+                                   p.row.precision, key_of(p.row), why));
     }
   }
   double slowest = 0;
   std::vector<std::string> lines;
   for (const auto& [problem, members] : by_problem) {
-    const auto [ranked, with_borderline] =
-        search ? rank_layouts(members.front()->spec, true, problem) : std::pair<Ranked, Ranked>{};
+    const auto [ranked, with_borderline] = search ? rank_layouts(members.front()->spec, true, problem)
+                                                  : std::pair<Ranked, Ranked>{};
     slowest = std::max(slowest, ranked.seconds);
     std::map<std::string, const Predicted*> published;
     for (const Predicted* p : members) {
@@ -448,33 +446,155 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
       fmt::print("{}\n", line);
     }
   }
-  fmt::print("  {:<24} {:>16} {:>14} {:>14} {:>16} {:>15} {:>18} {:>16} {:>16}\n", "group", "fit+rule-clean",
-             "top 5", "top 5 if fits", "within 10% pred", "pairs ordered", "across releases", "top 5 +borderl.",
+  fmt::print("  {:<24} {:>16} {:>14} {:>14} {:>16} {:>15} {:>18} {:>16} {:>16}\n", "group", "fit+rule-clean", "top 5",
+             "top 5 if fits", "within 10% pred", "pairs ordered", "across releases", "top 5 +borderl.",
              "within 10% +b.");
   for (const auto& [group, t] : tally) {
     auto share = [](int part, int whole) {
       return whole > 0 ? fmt::format("{:.0f}%", percent(part, whole)) : std::string("-");
     };
-    fmt::print("  {:<24} {:>4}/{:<4} {:>4.0f}% {:>3}/{:<3} {:>4.0f}% {:>3}/{:<3} {:>4} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} "
-               "{:>5} {:>3}/{:<3} {:>8} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} {:>6.0f}%\n",
-               group, t.clean, t.layouts, percent(t.clean, t.layouts), t.top5, t.problems,
-               percent(t.top5, t.problems), t.searchable_top5, t.searchable, share(t.searchable_top5, t.searchable),
-               t.within10, t.problems, percent(t.within10, t.problems), t.ordered,
-               t.pairs, share(t.ordered, t.pairs), t.any_ordered, t.any_pairs, share(t.any_ordered, t.any_pairs),
-               t.top5_borderline, t.problems, percent(t.top5_borderline, t.problems), t.within10_borderline,
-               t.problems, percent(t.within10_borderline, t.problems));
+    fmt::print(
+      "  {:<24} {:>4}/{:<4} {:>4.0f}% {:>3}/{:<3} {:>4.0f}% {:>3}/{:<3} {:>4} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} "
+      "{:>5} {:>3}/{:<3} {:>8} {:>3}/{:<3} {:>6.0f}% {:>3}/{:<3} {:>6.0f}%\n",
+      group, t.clean, t.layouts, percent(t.clean, t.layouts), t.top5, t.problems, percent(t.top5, t.problems),
+      t.searchable_top5, t.searchable, share(t.searchable_top5, t.searchable), t.within10, t.problems,
+      percent(t.within10, t.problems), t.ordered, t.pairs, share(t.ordered, t.pairs), t.any_ordered, t.any_pairs,
+      share(t.any_ordered, t.any_pairs), t.top5_borderline, t.problems, percent(t.top5_borderline, t.problems),
+      t.within10_borderline, t.problems, percent(t.within10_borderline, t.problems));
   }
-  fmt::print("  (fit = verdict fits or borderline; top 5 over distinct TP/PP/VPP/CP/EP/MBS/FSDP layouts; "
-             "top 5 if fits: of the published layouts judged `fits` (tune prunes borderline ones); "
-             "within 10%: the published layout's predicted tokens/s/GPU >= 90% of tune's best prediction; "
-             "pairs: two layouts of one problem in one release's table (the Bridge tables publish none), across releases: "
-             "in any two releases, whose measured figures also differ by software release; +borderline: the same "
-             "over tune --borderline's ranking, which also ranks the layouts judged borderline, flagged)\n");
+  fmt::print(
+    "  (fit = verdict fits or borderline; top 5 over distinct TP/PP/VPP/CP/EP/MBS/FSDP layouts; "
+    "top 5 if fits: of the published layouts judged `fits` (tune prunes borderline ones); "
+    "within 10%: the published layout's predicted tokens/s/GPU >= 90% of tune's best prediction; "
+    "pairs: two layouts of one problem in one release's table (the Bridge tables publish none), across releases: "
+    "in any two releases, whose measured figures also differ by software release; +borderline: the same "
+    "over tune --borderline's ranking, which also ranks the layouts judged borderline, flagged)\n");
   fmt::print("  published layouts not judged fit and rule-clean: {}\n", misses.size());
   for (const auto& m : misses) {
     fmt::print("    {}\n", m);
   }
   fmt::print("  slowest search: {:.2f} s CPU\n", slowest);
+}
+
+// --classify: per problem and published layout that is not in tune's top 5
+// (`fits` ranking), why: pruned (by the memory band, the rules, or never
+// reached: outside the search space or pruned before the estimate), or ranked
+// behind others and by which cost term (the published layout's best variant
+// against the fastest candidate: the term where it pays most more), or tied
+// with the fastest within k_resolution and put behind by the tie-break. The
+// families are counted per split.
+void classify(const std::vector<Predicted>& rows)
+{
+  std::map<std::string, std::vector<const Predicted*>> by_problem;
+  for (const auto& p : rows) {
+    by_problem[split_of(p.row) + "|" + problem_of(p.row)].push_back(&p);
+  }
+  std::map<std::string, std::map<std::string, int>> families;  // split -> family -> count
+  fmt::print("\nclassification of the published layouts not in tune's top 5 (fits ranking):\n");
+  for (const auto& [problem, members] : by_problem) {
+    lg::tune::Request request;
+    request.base = members.front()->spec;
+    request.free = lg::tune::free_dimensions(request.base, {"all"}, true);
+    request.borderline = true;
+    const auto result = lg::tune::search(request);
+    std::vector<lg::tune::Candidate> fits;
+    for (const auto& c : result.candidates) {
+      if (c.verdict == lg::estimate::Verdict::fits) {
+        fits.push_back(c);
+      }
+    }
+    lg::tune::rank(fits);
+    const Ranked ranked = distinct(fits);
+    const Ranked with_borderline = distinct(result.candidates);
+    std::set<std::string> done;
+    for (const Predicted* p : members) {
+      const std::string key = key_of(p->row);
+      if (!done.insert(key).second) {
+        continue;
+      }
+      const std::string split = split_of(p->row);
+      const int pos = ranked.position(key);
+      const int pos_b = with_borderline.position(key);
+      std::string fam;
+      std::string detail;
+      if (pos >= 0 && pos < 5) {
+        fam = "top 5";
+      } else if (pos < 0) {
+        const auto est = lg::estimate::estimate(p->spec, {});
+        const auto findings = lg::rules::check(p->spec, est);
+        const double edge = (est.peak_bytes + est.band_bytes) / std::max(1.0, est.capacity_bytes);
+        std::string rule;
+        for (const auto& f : findings) {
+          if (f.severity == lg::Severity::error) {
+            rule = f.rule;
+            break;
+          }
+        }
+        if (!rule.empty()) {
+          fam = "pruned: rule " + rule;
+        } else if (est.verdict != lg::estimate::Verdict::fits) {
+          fam = std::string("pruned: memory (") + lg::estimate::to_string(est.verdict) + ")";
+          detail = fmt::format("peak {:.0f}% band edge {:.0f}% of capacity",
+                               100 * est.peak_bytes / std::max(1.0, est.capacity_bytes), 100 * edge);
+        } else if (edge > 0.90) {
+          fam = "pruned: memory (band edge > 90%)";
+          detail = fmt::format("band edge {:.0f}%", 100 * edge);
+        } else if (pos_b >= 0) {
+          fam = "pruned: search's variants borderline";
+        } else {
+          fam = "outside the search space / pruned before the estimate";
+        }
+      } else {
+        const lg::tune::Candidate* own = nullptr;
+        for (const auto& c : fits) {
+          if (key_of(c.layout) == key) {
+            own = &c;
+            break;
+          }
+        }
+        const lg::tune::Candidate& top = fits.front();
+        const double rel = own->throughput.tokens_per_sec_per_gpu / ranked.best;
+        std::string term = "?";
+        double worst = -1e30;
+        std::string terms;
+        for (const auto& [name, v] : own->throughput.costs) {
+          const double d = v - lg::throughput::cost(top.throughput, name);
+          if (d > worst) {
+            worst = d;
+            term = name;
+          }
+          if (std::abs(d) > 1e-3 * own->throughput.step_time_s) {
+            terms += fmt::format(" {}{:+.0f}", name, 1e3 * d);
+          }
+        }
+        const auto est = lg::estimate::estimate(p->spec, {});
+        if (rel >= 1 - lg::tune::k_resolution) {
+          fam = "ranked: tie within resolution, behind by the tie-break";
+        } else if (term == "recompute" && est.verdict != lg::estimate::Verdict::fits) {
+          // The published layout (no such recompute) is judged borderline:
+          // only a variant that recomputes more fits, and it pays for it.
+          fam = std::string("memory band: published ") + lg::estimate::to_string(est.verdict)
+                + ", only a recompute variant fits";
+        } else {
+          fam = "ranked: slower by " + term;
+        }
+        detail = fmt::format("{:.1f}% of best; vs top {} (ms/step):{}", 100 * rel, key_of(top.layout), terms);
+      }
+      ++families[split][fam];
+      ++families[split]["all"];
+      if (fam != "top 5") {
+        fmt::print("  {:<11} {:<60} {:<28} rank {:>4} (+b {:>4})  {}  {}\n", split,
+                   problem.substr(problem.find('|') + 1), key, pos < 0 ? std::string("-") : std::to_string(pos + 1),
+                   pos_b < 0 ? std::string("-") : std::to_string(pos_b + 1), fam, detail);
+      }
+    }
+  }
+  for (const auto& [split, counts] : families) {
+    fmt::print("  families, {}:\n", split);
+    for (const auto& [fam, n] : counts) {
+      fmt::print("    {:>3}  {}\n", n, fam);
+    }
+  }
 }
 
 // Speed: Llama 3.1 405B on 1024 H100, every layout of the space.
@@ -489,7 +609,7 @@ void speed(const lg::config::LoadOptions& options)
              ranked.keys.empty() ? "-" : ranked.keys.front());
 }
 
-} // namespace
+}  // namespace
 
 int main(int argc, char** argv)
 {
@@ -507,8 +627,8 @@ int main(int argc, char** argv)
   lg::config::LoadOptions options;
   options.preset_dirs = {argv[2]};
   const auto& source = doc.at("source");
-  fmt::print("source: {} {} @ {}\n", source.at("project").get<std::string>(),
-             source.at("files").dump(), source.at("commit").get<std::string>());
+  fmt::print("source: {} {} @ {}\n", source.at("project").get<std::string>(), source.at("files").dump(),
+             source.at("commit").get<std::string>());
   std::vector<Predicted> rows;
   std::string only;  // --only TEXT: the rows whose problem contains TEXT (a quicker look)
   for (int i = 3; i + 1 < argc; ++i) {
@@ -537,6 +657,10 @@ int main(int argc, char** argv)
       g_dump = &dump;
     }
   }
+  if (flags.count("--classify") != 0) {
+    classify(rows);
+    return 0;
+  }
   if (flags.count("--speed") != 0) {
     speed(options);
     return 0;
@@ -553,10 +677,11 @@ int main(int argc, char** argv)
     by_split[split + " " + p.row.system].push_back(std::abs(p.error));
     by_split[split + (p.spec.model.moe ? " moe" : " dense")].push_back(std::abs(p.error));
     if (flags.count("--rows") != 0) {
-      fmt::print("{:<9} {:<8} {:<16} {:<9} {:<7} {:>4} tp{} pp{} cp{} vp{} ep{} mbs{} fsdp{}  meas {:>6.0f}  pred {:>6.0f}  {:+.1f}%  main {}\n",
-                 p.row.release, p.row.task, p.row.model, p.row.system, p.row.precision, p.row.gpus,
-                 p.row.tp, p.row.pp, p.row.cp, p.row.vpp, p.row.ep, p.row.mbs, p.row.fsdp, p.row.tokens,
-                 p.t.tokens_per_sec_per_gpu, 100 * p.error, p.t.main_cost);
+      fmt::print("{:<9} {:<8} {:<16} {:<9} {:<7} {:>4} tp{} pp{} cp{} vp{} ep{} mbs{} fsdp{}  meas {:>6.0f}  pred "
+                 "{:>6.0f}  {:+.1f}%  main {}\n",
+                 p.row.release, p.row.task, p.row.model, p.row.system, p.row.precision, p.row.gpus, p.row.tp, p.row.pp,
+                 p.row.cp, p.row.vpp, p.row.ep, p.row.mbs, p.row.fsdp, p.row.tokens, p.t.tokens_per_sec_per_gpu,
+                 100 * p.error, p.t.main_cost);
     }
   }
   fmt::print("median |error| of predicted tokens/s/GPU on published layouts:\n");

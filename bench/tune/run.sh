@@ -6,6 +6,7 @@
 #   bench/tune/run.sh --speed       only the speed figure (Llama3.1-405B x 1024 H100)
 #   bench/tune/run.sh --rows        also every row and every problem's ranks (--ranks: the ranks only)
 #   bench/tune/run.sh --only TEXT   only the problems whose release|task|model|system|... contains TEXT
+#   bench/tune/run.sh --classify    why each published layout is not in the top 5 (pruned by what, or the cost term)
 #   bench/tune/run.sh --dump FILE   also write each problem's best candidate per distinct layout (CSV)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"

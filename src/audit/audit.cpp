@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <array>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace lg::audit {
 
@@ -108,6 +110,62 @@ int severity_rank(Severity s)
   return s == Severity::error ? 0 : s == Severity::warning ? 1 : 2;
 }
 
+// The program the first line names when it is not a Bourne shell (csh,
+// tcsh, fish, Python, Perl, …), or "". slurmd executes the batch script,
+// so the kernel runs it with its #! interpreter (execve(2)); sbatch reads
+// only the #SBATCH lines, whatever the language. For such a script bash's
+// reading says nothing: `bash -n` fails on tcsh's `endif`, and its
+// `setenv`, `if (…) then` are not the commands audit reads.
+std::string foreign_interpreter(const std::string& text)
+{
+  if (!text.starts_with("#!")) {
+    return "";
+  }
+  std::string line = text.substr(2, text.find('\n') == std::string::npos ? std::string::npos : text.find('\n') - 2);
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < line.size();) {
+    const auto begin = line.find_first_not_of(" \t\r", i);
+    if (begin == std::string::npos) {
+      break;
+    }
+    const auto end = std::min(line.find_first_of(" \t\r", begin), line.size());
+    words.push_back(line.substr(begin, end - begin));
+    i = end;
+  }
+  std::size_t k = 0;
+  auto base = [&](std::size_t i) { return words[i].substr(words[i].rfind('/') + 1); };
+  if (!words.empty() && base(0) == "env") {  // #!/usr/bin/env [-S] tcsh
+    k = 1;
+    while (k < words.size() && words[k].starts_with("-")) {
+      ++k;
+    }
+  }
+  if (k >= words.size()) {
+    return "";
+  }
+  const std::string program = base(k);
+  static constexpr std::array<std::string_view, 9> k_foreign = {"csh",     "tcsh",  "fish", "perl", "ruby",
+                                                                "Rscript", "julia", "node", "pwsh"};
+  const bool foreign = program.starts_with("python")
+                       || std::find(k_foreign.begin(), k_foreign.end(), program) != k_foreign.end();
+  return foreign ? program : "";
+}
+
+// With a foreign interpreter only the #SBATCH lines mean what audit reads:
+// the directive rules, and placeholders and --output directories on an
+// #SBATCH line.
+bool kept_for_foreign_interpreter(const AuditFinding& f, const ScriptModel& model)
+{
+  const std::string& rule = f.diagnostic.rule;
+  if (rule.starts_with("audit.directive_") || rule == "audit.crlf" || rule == "audit.shebang_argument") {
+    return true;
+  }
+  const int line = f.diagnostic.where ? f.diagnostic.where->line : 0;
+  const bool directive_line =
+    line > 0 && model.text.compare(static_cast<std::size_t>(model.line_begin(line)), 7, "#SBATCH") == 0;
+  return directive_line && (rule == "audit.placeholder" || rule == "audit.output_directory");
+}
+
 } // namespace
 
 AuditResult audit_text(const std::string& text, const std::string& path, const AuditOptions& options)
@@ -126,7 +184,16 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::step_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
-  if (options.parse_error && !options.template_mode) {
+  const std::string foreign = foreign_interpreter(text);
+  if (!foreign.empty()) {
+    std::erase_if(result.findings, [&](const AuditFinding& f) { return !kept_for_foreign_interpreter(f, model); });
+    context.add(Severity::advice, "audit.foreign_shell",
+                fmt::format("the first line runs this script with {}, not a Bourne shell: audit reads bash, so only "
+                            "its #SBATCH lines were judged (not its launch line, environment or syntax)",
+                            foreign),
+                "check the launch by hand, or audit a bash version of it", 0);
+  }
+  if (options.parse_error && !options.template_mode && foreign.empty()) {
     if (const auto error = options.parse_error(text)) {
       const int offset = model.line_begin(error->first);
       context.add(Severity::error, "audit.parse_error",
@@ -141,7 +208,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
       });
     }
   }
-  if (options.shellcheck && !options.template_mode) {
+  if (options.shellcheck && !options.template_mode && foreign.empty()) {
     detail::shellcheck_findings(context, options.shellcheck(text));
   }
   std::stable_sort(result.findings.begin(), result.findings.end(), [](const AuditFinding& a, const AuditFinding& b) {
@@ -226,6 +293,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.conda_printed", Severity::warning,
      "`conda shell.bash activate ENV` run bare: it prints the activation and changes nothing"},
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
+    {"audit.foreign_shell", Severity::advice,
+     "the #! line names a non-Bourne interpreter (csh, tcsh, Python …): only the #SBATCH lines are judged"},
     {"audit.array_comment", Severity::error, "a `\\ #` comment inside an array: its words become elements"},
     {"audit.comment_continuation", Severity::error,
      "a `\\ #` comment in a command line: its words are arguments, the next lines run as commands"},

@@ -49,6 +49,9 @@ struct AuditOptions
   // preset for the rules that need no generation, so texts name the AMD GPU,
   // never that preset's NVIDIA name or generation.
   std::string gpu_vendor;
+  // The GPU's name when the preset in `gpu` only gives its generation
+  // ("gh200"); printed in its place.
+  std::string gpu_name;
   bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
   // the rule.
@@ -83,6 +86,9 @@ struct GpuHint
   // not judged. `preset` is then one of the family (its generation holds:
   // "a100-40gb" for an A100 of unstated size) or a name with no preset ("amd").
   std::string no_preset;
+  // The GPU's own name where `preset` only lends it its generation ("gh200":
+  // a Hopper GPU, the h100-80gb preset's); empty: `preset` is the GPU.
+  std::string name = {};
 };
 // `presets`: the GPU preset names there are ("a100-40gb", …); the families
 // and memory sizes the script's words are matched against.

@@ -320,16 +320,30 @@ void output_directory(FindingContext& context)
                   d->value_offset);
       continue;
     }
-    if (!context.options.directory_exists) {
-      continue;
-    }
     if (dir.find('%') != std::string::npos || dir.find('$') != std::string::npos || dir.find('{') != std::string::npos
         || placeholder(dir, false)) {
       continue;  // Slurm patterns, unexpanded text and placeholders: other rules, or unknowable
     }
     // An absolute path is on the cluster's file systems (/fsx, /lustre, a
-    // generated job directory): this machine cannot judge it.
-    if (dir[0] == '/' || (chdir != nullptr && (chdir->value.empty() || chdir->value[0] != '/'))) {
+    // generated job directory): this machine cannot judge it, unless the job
+    // itself makes that directory (`mkdir -p "$RUN_OUT"`): then it may not
+    // exist before, and the job's mkdir comes after slurmd opened the file,
+    // as for a relative one.
+    if (dir[0] == '/') {
+      const auto [made, before_submit] = mkdir_of(context.model, dir);
+      if (made >= 0 && !before_submit && dir != reported) {
+        reported = dir;
+        context.add(Severity::warning, "audit.output_directory",
+                    fmt::format("--{} writes into {}/, which the job itself creates (mkdir on line {}): Slurm opens "
+                                "the file before the script runs and does not create directories, so a run where "
+                                "the directory does not exist yet fails without a log",
+                                name, dir, context.model.line_of(made)),
+                    fmt::format("mkdir -p {} before sbatch (the job's own mkdir comes too late for its log)", dir),
+                    d->value_offset);
+      }
+      continue;
+    }
+    if (!context.options.directory_exists || (chdir != nullptr && (chdir->value.empty() || chdir->value[0] != '/'))) {
       continue;
     }
     if (chdir != nullptr) {

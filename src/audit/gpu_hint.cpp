@@ -108,6 +108,7 @@ struct WordMatch
 {
   std::string preset;
   std::string no_preset;
+  std::string name = {};  // GpuHint::name
   bool operator==(const WordMatch&) const = default;
 };
 
@@ -146,7 +147,10 @@ std::vector<WordMatch> gpu_words(const std::string& text, const std::vector<std:
         }
       }
       if (word == "gh200") {
-        add({"gh200", "GH200's HBM is 96 or 144 GB by model"});
+        // Its GPU is a Hopper H100 (compute capability 9.0, NVIDIA GH200
+        // Grace Hopper Superchip datasheet): the H100 preset's generation
+        // holds, its 80 GB does not.
+        add({"h100-80gb", "GH200's HBM is 96 or 144 GB by model", "gh200"});
       } else if (sizes.size() == 1) {
         add({sizes.front(), ""});
       } else if (sizes.size() > 1) {
@@ -230,9 +234,10 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
         continue;
       }
       if (auto match = gpu_word(d->value, presets)) {
-        several = several || (hint && hint->preset != match->preset);
+        several = several || (hint && (hint->preset != match->preset || hint->name != match->name));
         if (!hint) {
-          hint = GpuHint{match->preset, "#SBATCH --" + std::string(name) + "=" + d->value, match->no_preset};
+          hint =
+            GpuHint{match->preset, "#SBATCH --" + std::string(name) + "=" + d->value, match->no_preset, match->name};
         }
       }
     }
@@ -262,7 +267,7 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
     const auto begin = static_cast<std::size_t>(model.line_starts[l]);
     const auto end = l + 1 < model.line_starts.size() ? static_cast<std::size_t>(model.line_starts[l + 1]) : text.size();
     for (auto& match : gpu_words(text.substr(begin, end - begin), presets)) {
-      if (only && only->preset != match.preset) {
+      if (only && (only->preset != match.preset || only->name != match.name)) {
         return std::nullopt;  // several GPUs named: do not guess
       }
       if (!only) {
@@ -284,7 +289,7 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
     return std::nullopt;
   }
   if (only) {
-    return GpuHint{only->preset, "the script names it on line " + std::to_string(line), only->no_preset};
+    return GpuHint{only->preset, "the script names it on line " + std::to_string(line), only->no_preset, only->name};
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include "audit/findings.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string>
 #include <string_view>
@@ -109,6 +110,42 @@ std::string_view capitalised_script(std::string_view t)
 
 }  // namespace
 
+namespace {
+
+// "TODO_SET_DATA_PATH", "/ckpt/FIXME_RUN_NAME", "--load=CHANGEME": a part of a
+// word (a run of letters, digits and '_') that is a to-do marker in capitals,
+// alone or followed by '_' and more: nobody's path, account or value is
+// spelled so. Not a `$TODO_DIR` / `${FIXME_X}` expansion left unknown (a
+// variable's name, not a value). Empty: none.
+std::string_view marker_placeholder(std::string_view t)
+{
+  static constexpr std::array<std::string_view, 6> k_markers = {"TODO",      "FIXME",      "CHANGEME",
+                                                                "CHANGE_ME", "REPLACE_ME", "REPLACEME"};
+  std::size_t i = 0;
+  while (i < t.size()) {
+    auto word_char = [&](std::size_t k) { return std::isalnum(static_cast<unsigned char>(t[k])) != 0 || t[k] == '_'; };
+    if (!word_char(i)) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < t.size() && word_char(j)) {
+      ++j;
+    }
+    const std::string_view part = t.substr(i, j - i);
+    const bool expansion = i > 0 && (t[i - 1] == '$' || t[i - 1] == '{');
+    for (const auto marker : k_markers) {
+      if (!expansion && part.starts_with(marker) && (part.size() == marker.size() || part[marker.size()] == '_')) {
+        return part;
+      }
+    }
+    i = j;
+  }
+  return {};
+}
+
+}  // namespace
+
 // "#SBATCH --account=project_xxxxxxxxx", "--qos=XXXX": a part of an #SBATCH
 // value (between non-alphanumerics) that is one letter x, three or more
 // times, in one case. No account, partition or host is spelled so; in a
@@ -141,8 +178,7 @@ bool placeholder(std::string_view t, bool template_mode)
   }
   return angle_placeholder(t) || dunder_placeholder(t) || second_person(t) != std::string_view::npos
          || !capitalised_script(t).empty() || t.starts_with("<your") || t.find("/path/to/") != std::string_view::npos
-         || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos || t == "CHANGEME"
-         || t == "CHANGE_ME" || t == "REPLACE_ME" || t == "FIXME" || t == "TODO";
+         || t.starts_with("path/to/") || t.find("PATH_TO_") != std::string_view::npos || !marker_placeholder(t).empty();
 }
 
 // The placeholder inside `t` as written ("{{ nodes }}", "<account>",
@@ -168,6 +204,9 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   }
   if (dunder_placeholder(t)) {
     return span("__", "__");
+  }
+  if (const std::string_view marker = marker_placeholder(t); !marker.empty()) {
+    return std::string(marker);
   }
   if (const auto at = t.find("PATH_TO_"); at != std::string_view::npos) {
     std::size_t end = at;

@@ -73,9 +73,15 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
     }
     if (!hint->no_preset.empty()) {
       // Memory is not judged; the generation is, where the family has a preset.
-      options.gpu_unmatched = hint->preset + " (" + hint->evidence + "): " + hint->no_preset;
+      const std::string named = hint->name.empty() ? hint->preset : hint->name;
+      options.gpu_unmatched = named + " (" + hint->evidence + "): " + hint->no_preset;
       try {
         options.gpu = resolve_preset(hint->preset, args.load);
+        options.gpu_name = hint->name;
+        if (!hint->name.empty()) {
+          return "from the script: " + hint->evidence + " (the " + hint->preset + " preset's generation; memory is not "
+                 + "judged: " + hint->no_preset + "; --gpu sets it)";
+        }
         return "from the script: " + hint->evidence + " (generation only: " + hint->no_preset + "; --gpu sets it)";
       } catch (const lg::Error&) {
         options.gpu_assumed = true;
@@ -331,7 +337,9 @@ int run_audit(const GlobalOptions& global, const std::vector<std::string>& args)
     };
     const std::string gpu_source = choose_gpu(parsed, text, options);
     audit::AuditResult result = audit::audit_text(text, path, options);
-    result.gpu = options.gpu_vendor.empty() ? options.gpu.name : options.gpu_vendor;
+    result.gpu = !options.gpu_vendor.empty() ? options.gpu_vendor
+                 : !options.gpu_name.empty() ? options.gpu_name
+                                             : options.gpu.name;
     result.gpu_source = gpu_source;
     for (const auto& finding : result.findings) {
       errors = errors || finding.diagnostic.severity == Severity::error;

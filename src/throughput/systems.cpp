@@ -39,11 +39,10 @@ namespace lg::throughput {
 namespace {
 
 constexpr double k_tflops = 1e12;  // TFLOP/s
-constexpr double G = 1e9;   // GB/s
+constexpr double G = 1e9;          // GB/s
 
-SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm, double nvlink,
-                double network, double host, double eff_bf16, double eff_fp8, double eff_fp4,
-                double grouped)
+SystemRates row(const char* gpu, double bf16, double fp8, double fp4, double hbm, double nvlink, double network,
+                double host, double eff_bf16, double eff_fp8, double eff_fp4, double grouped)
 {
   SystemRates r;
   r.gpu = gpu;
@@ -71,12 +70,12 @@ const std::array<SystemRates, 8>& table()
   static const std::array<SystemRates, 8> rows = {
     row("a100-40gb", 312, 0, 0, 1555, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
     row("a100-80gb", 312, 0, 0, 2039, 300, 25, 32, 0.70, 0.70, 0.70, 0.50),
-    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 0.70, 0.653, 0.653, 0.430),
-    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 0.70, 0.653, 0.653, 0.430),
-    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 0.70, 0.510, 0.510, 0.278),
-    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 0.70, 0.510, 0.510, 0.278),
+    row("h100-80gb", 989, 1979, 0, 3350, 450, 50, 64, 0.70, 0.652, 0.652, 0.415),
+    row("h200-141gb", 989, 1979, 0, 4800, 450, 50, 64, 0.70, 0.652, 0.652, 0.415),
+    row("b200", 2250, 4500, 9000, 8000, 900, 50, 64, 0.70, 0.502, 0.502, 0.281),
+    row("b300", 2250, 4500, 13500, 8000, 900, 100, 64, 0.70, 0.502, 0.502, 0.281),
     row("gb200", 2500, 5000, 10000, 8000, 900, 50, 225, 0.70, 0.494, 0.494, 0.349),
-    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 0.70, 0.657, 0.657, 0.530),
+    row("gb300", 2500, 5000, 15000, 8000, 900, 100, 225, 0.70, 0.656, 0.656, 0.518),
   };
   return rows;
 }
@@ -91,7 +90,7 @@ const char* reference_gpu(config::GpuGeneration generation)
   return "h100-80gb";
 }
 
-} // namespace
+}  // namespace
 
 SystemRates system_rates(const config::GpuSpec& gpu)
 {
@@ -127,4 +126,4 @@ double gemm_rate(const SystemRates& rates, config::Precision precision)
   return rates.bf16_flops * rates.gemm_efficiency_bf16;
 }
 
-} // namespace lg::throughput
+}  // namespace lg::throughput

@@ -23,8 +23,8 @@
 namespace lg::throughput {
 namespace {
 
-constexpr double k_act_bytes = 2;          // bf16 activations on the wire and in HBM
-constexpr double k_attention_backward = 2.5;  // FlashAttention backward / forward work
+constexpr double k_act_bytes = 2;              // bf16 activations on the wire and in HBM
+constexpr double k_attention_backward = 2.5;   // FlashAttention backward / forward work
 constexpr double k_adam_bytes_per_param = 30;  // fp32 p, g, m, v read; p, m, v, bf16 p written
 
 struct Setup
@@ -83,9 +83,7 @@ Setup make_setup(const config::JobSpec& spec, const SystemRates& rates)
   s.rate_bf16 = gemm_rate(s.rates, config::Precision::bf16);
   s.attention_rate = s.rates.bf16_flops * s.rates.attention_efficiency;
   s.hbm = s.rates.hbm_bw * s.rates.hbm_efficiency;
-  s.in_bytes = config::is_fp4(spec.training.precision)   ? 0.5
-               : config::is_fp8(spec.training.precision) ? 1.0
-                                                         : 2.0;
+  s.in_bytes = config::is_fp4(spec.training.precision) ? 0.5 : config::is_fp8(spec.training.precision) ? 1.0 : 2.0;
   s.lora = spec.peft.method == "lora";
   s.backward_gemm = s.lora ? 1.0 : 2.0;
   s.sp = p.sequence_parallel && s.tp > 1;
@@ -97,8 +95,7 @@ Setup make_setup(const config::JobSpec& spec, const SystemRates& rates)
   s.bw_ep_fast = link(s.rates, true);
   s.bw_ep_slow = link(s.rates, false);
   s.bw_dp = group_bandwidth(s.rates, s.dp * s.cp, s.tp, s.domain);
-  s.bw_edp = group_bandwidth(s.rates, std::max(1, config::expert_data_parallel_size(spec)), s.ep * s.etp,
-                             s.domain);
+  s.bw_edp = group_bandwidth(s.rates, std::max(1, config::expert_data_parallel_size(spec)), s.ep * s.etp, s.domain);
   // Pipeline neighbours are tp x cp x dp ranks apart; the 1F1B chain passes every stage
   // boundary, so the slowest one paces it: NVLink when the whole pipeline sits in one NVLink
   // domain (a DGX node, or up to 72 GPUs of an NVL72 rack across its 4-GPU trays), else the
@@ -113,16 +110,16 @@ struct LayerForward
   double attention_gemm = 0;
   double mla_up_gemm = 0;  // part of attention_gemm (MLA up projections)
   double core_attention = 0;
-  double mlp_gemm = 0;      // dense MLP, or shared experts on an MoE layer
-  double expert_gemm = 0;   // routed experts + router
+  double mlp_gemm = 0;     // dense MLP, or shared experts on an MoE layer
+  double expert_gemm = 0;  // routed experts + router
   // The GEMMs each TP collective is attached to (forward time): attention's
   // column-parallel input projections and row-parallel output projection, the
   // MLP's (dense, shared and routed experts) FC1 and FC2.
   double attention_row = 0;
   double mlp_column = 0, mlp_row = 0;
   double attention_column() const { return attention_gemm - attention_row; }
-  double norm_elementwise = 0;   // norms, residual adds (sequence-parallel region)
-  double other_elementwise = 0;  // RoPE, FP8 casts, permutation
+  double norm_elementwise = 0;        // norms, residual adds (sequence-parallel region)
+  double other_elementwise = 0;       // RoPE, FP8 casts, permutation
   double activation_elementwise = 0;  // dense/shared activation function
   double expert_activation_elementwise = 0;
   double kernels = 0;  // forward kernels (GEMMs, element-wise, attention, collectives)
@@ -258,11 +255,11 @@ LayerForward layer_forward(const Setup& s, bool moe_layer)
 
 struct LayerCost
 {
-  double compute = 0;    // forward + backward, no recompute
-  double recompute = 0;  // extra forward work
+  double compute = 0;             // forward + backward, no recompute
+  double recompute = 0;           // extra forward work
   double tp = 0, cp = 0, ep = 0;  // exposed communication
-  double forward = 0;    // forward compute (windows for overlap)
-  double kernels = 0;    // kernels launched, forward + backward + recompute
+  double forward = 0;             // forward compute (windows for overlap)
+  double kernels = 0;             // kernels launched, forward + backward + recompute
 };
 
 // Fraction of a stage's layers that full recompute reruns.
@@ -337,14 +334,12 @@ LayerCost layer_cost(const Setup& s, bool moe_layer, double full_fraction)
       kv_width = m.num_attention_heads / static_cast<double>(s.tp)
                  * (m.mla->qk_head_dim + m.mla->qk_pos_emb_head_dim + m.mla->v_head_dim);
     } else {
-      kv_width = 2 * std::max(1.0, config::num_query_groups(m) / static_cast<double>(s.tp))
-                 * config::kv_channels(m);
+      kv_width = 2 * std::max(1.0, config::num_query_groups(m) / static_cast<double>(s.tp)) * config::kv_channels(m);
     }
     // Ring attention: cp - 1 KV exchanges forward, KV + dKV backward (3 in all),
     // each hidden behind the attention block of the previous step.
     const double comm = 3 * (s.cp - 1) * (s.tokens * kv_width * k_act_bytes / s.bw_cp + s.rates.p2p_latency_s);
-    c.cp = exposed_seconds(comm, f.core_attention * (1 + k_attention_backward), s.rates.overlap_efficiency,
-                           true);
+    c.cp = exposed_seconds(comm, f.core_attention * (1 + k_attention_backward), s.rates.overlap_efficiency, true);
   }
   if (moe_layer && m.moe && s.ep > 1) {
     // Dispatch + combine, forward and backward: 4 all-to-alls of T x topk x h.
@@ -392,7 +387,7 @@ void add(StageCost& stage, const LayerCost& c, double n)
   stage.kernels += n * c.kernels;
 }
 
-} // namespace
+}  // namespace
 
 Throughput predict(const config::JobSpec& spec)
 {
@@ -406,8 +401,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   out.model_flops_per_step = model_flops_per_step(spec);
   const auto shared_layouts = estimate::shared_pipeline_layout(spec);
   const auto& layouts = *shared_layouts;
-  const int layers_per_chunk =
-      std::max(1, spec.model.num_layers / std::max(1, s.pp * s.vpp));
+  const int layers_per_chunk = std::max(1, spec.model.num_layers / std::max(1, s.pp * s.vpp));
   const double full = full_recompute_fraction(s, layers_per_chunk);
   const LayerCost dense = layer_cost(s, false, full);
   const LayerCost moe = spec.model.moe ? layer_cost(s, true, full) : dense;
@@ -419,8 +413,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
       add(stage, config::is_moe_layer(spec.model, layer) ? moe : dense, 1);
     }
     if (layout.has_output) {
-      const bool last_moe = spec.model.num_layers > 0
-                            && config::is_moe_layer(spec.model, spec.model.num_layers - 1);
+      const bool last_moe = spec.model.num_layers > 0 && config::is_moe_layer(spec.model, spec.model.num_layers - 1);
       add(stage, last_moe ? moe : dense, layout.mtp_layers);
       stage.compute += logits * (1 + layout.mtp_layers);
       stage.forward += logits / 3 * (1 + layout.mtp_layers);
@@ -465,7 +458,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   // all-reduce without) and the parameter all-gather, overlapped with the last
   // microbatch's backward and the first one's forward when asked to.
   const estimate::StageParameters params =
-      estimate::stage_parameters(spec, layouts.empty() ? estimate::StageLayout{} : layouts[slowest]);
+    estimate::stage_parameters(spec, layouts.empty() ? estimate::StageLayout{} : layouts[slowest]);
   const double grad_bytes = t.optimizer.grad_dtype == "bf16" ? 2 : 4;
   const double param_bytes = t.fp8_param_gather ? 1 : 2;
   const double dense_trainable = s.lora ? params.lora : params.dense;
@@ -473,8 +466,16 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
   const int dense_group = estimate::dense_shard_group(spec);
   const int expert_group = estimate::expert_shard_group(spec);
   const double bw_edp = s.bw_edp;
-  const double backward_window = pace.compute * 2 / 3 / m;
-  const double forward_window = pace.forward / m;
+  // `pace` is one microbatch of the slowest stage. Gradient sync is enabled only
+  // for each stage's last microbatch, so the reduce overlaps that one backward
+  // (Megatron-LM @ d98e8a6, megatron/core/pipeline_parallel/schedules.py:814-839:
+  // the last microbatch runs outside no_sync_func(); :2430-2433 and :2459-2461:
+  // enable_grad_sync() before the last backward of 1F1B); the parameter
+  // all-gather is waited on by each bucket's forward pre-hook in the first
+  // microbatch (megatron/core/distributed/distributed_data_parallel.py:517-538).
+  // One microbatch each, not a share of one.
+  const double backward_window = pace.compute * 2 / 3;
+  const double forward_window = pace.forward;
   double dp = 0;
   double fsdp = 0;
   const bool fsdp_params = t.fsdp != config::Fsdp::none && t.fsdp_sharding == "optim_grads_params";
@@ -498,7 +499,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
                            + ring_seconds(expert_trainable * grad_bytes, expert_group, bw_edp))
                           * (sharded ? 1 : 2);
     const double gather = sharded ? ring_seconds(dense_trainable * param_bytes, dense_group, s.bw_dp)
-                                        + ring_seconds(expert_trainable * param_bytes, expert_group, bw_edp)
+                                      + ring_seconds(expert_trainable * param_bytes, expert_group, bw_edp)
                                   : 0;
     dp = exposed_seconds(reduce, backward_window, s.rates.overlap_efficiency, t.overlap_grad_reduce)
          + exposed_seconds(gather, forward_window, s.rates.overlap_efficiency, t.overlap_param_gather);
@@ -517,16 +518,20 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
 
   // Optimizer step: memory-bound Adam over this GPU's shard.
   const bool sharded = t.distributed_optimizer || t.fsdp != config::Fsdp::none;
-  const double shard = dense_trainable / (sharded ? dense_group : 1)
-                       + expert_trainable / (sharded ? expert_group : 1);
+  const double shard = dense_trainable / (sharded ? dense_group : 1) + expert_trainable / (sharded ? expert_group : 1);
   const double optimizer = shard * k_adam_bytes_per_param / s.hbm;
 
-  out.costs = {{"compute", m * pace.compute},   {"recompute", m * pace.recompute},
-               {"tp_comm", m * pace.tp},        {"cp_comm", m * pace.cp},
-               {"ep_comm", m * pace.ep},        {"launch", m * pace.launch},
+  out.costs = {{"compute", m * pace.compute},
+               {"recompute", m * pace.recompute},
+               {"tp_comm", m * pace.tp},
+               {"cp_comm", m * pace.cp},
+               {"ep_comm", m * pace.ep},
+               {"launch", m * pace.launch},
                {"pp_bubble", bubble},
-               {"pp_p2p", p2p},                 {"dp_comm", dp},
-               {"fsdp_comm", fsdp},             {"offload", offload},
+               {"pp_p2p", p2p},
+               {"dp_comm", dp},
+               {"fsdp_comm", fsdp},
+               {"offload", offload},
                {"optimizer", optimizer}};
   double step = 0;
   double largest = -1;
@@ -562,4 +567,4 @@ double cost(const Throughput& t, const std::string& name)
   return 0;
 }
 
-} // namespace lg::throughput
+}  // namespace lg::throughput

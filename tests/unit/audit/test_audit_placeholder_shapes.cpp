@@ -68,6 +68,32 @@ TEST_CASE("a Python file named like a constant on the launch line is a placehold
   }
 }
 
+TEST_CASE(
+  "a to-do marker with a name after it is a placeholder outside #SBATCH too: TODO_SET_DATA_PATH, /ckpt/FIXME_RUN")
+{
+  // Left items of issue 13: only a bare `TODO`/`FIXME`/`CHANGEME` word was
+  // read, so `DATA=TODO_SET_DATA_PATH` and `--load TODO_CHECKPOINT` reached
+  // the job as paths that do not exist.
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1 --gres=gpu:8\nDATA=TODO_SET_DATA_PATH\n"
+                            "CKPT=/scratch/runs/FIXME_RUN_NAME\n"
+                            "srun torchrun --nproc_per_node 8 train.py --data $DATA --load TODO_CHECKPOINT "
+                            "--save $CKPT\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 3);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.message.find("TODO_SET_DATA_PATH") != std::string::npos);
+  CHECK(found[1]->diagnostic.message.find("FIXME_RUN_NAME") != std::string::npos);
+  CHECK(found[2]->diagnostic.message.find("TODO_CHECKPOINT") != std::string::npos);
+  // A variable whose name starts so is a name, not a value; words that only
+  // contain the letters are words (TODOS, todo_list, MY_TODO).
+  const AuditResult names = run("#!/bin/bash\n#SBATCH --gres=gpu:8\nTODO_DIR=/scratch/todo\n"
+                                "srun torchrun --nproc_per_node 8 train.py --queue $TODO_DIR --x ${FIXME_LEVEL} "
+                                "--list todo_list.txt --y TODOS --z MY_TODO\n");
+  CAPTURE(describe(names));
+  CHECK(with_rule(names, "audit.placeholder").empty());
+}
+
 TEST_CASE("a run of x as a network interface or HCA name is a placeholder, reported once with its other lines")
 {
   // No interface or HCA is named with x alone (Linux: eth0, ib0, hsn0,

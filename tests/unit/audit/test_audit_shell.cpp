@@ -181,9 +181,15 @@ TEST_CASE("the GPU a script names: gres/constraint, NVL72 variables, one GPU in 
 {
   CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
   CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->no_preset.empty());
-  // GH200 is named, but its HBM (96 or 144 GB) has no single preset.
-  CHECK(gpu_of("#SBATCH --constraint=gh200\n")->preset == "gh200");
+  // GH200 is named, but its HBM (96 or 144 GB) has no single preset; its GPU
+  // is a Hopper H100 (compute capability 9.0, NVIDIA GH200 Grace Hopper
+  // Superchip datasheet), so the H100 preset lends its generation and the
+  // name stays GH200's (issue 13: the note said "GPU h100-80gb").
+  CHECK(gpu_of("#SBATCH --constraint=gh200\n")->preset == "h100-80gb");
+  CHECK(gpu_of("#SBATCH --constraint=gh200\n")->name == "gh200");
+  CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->name.empty());
   CHECK_FALSE(gpu_of("#SBATCH --constraint=gh200\n")->no_preset.empty());
+  CHECK_FALSE(gpu_of("# GH200 nodes\n# or H100 nodes\n").has_value());  // two GPUs named: no guess
   // A memory size in the name picks the preset: A100 ships as SXM4-40GB and SXM4-80GB (NVIDIA A100 datasheet).
   CHECK(gpu_of("#SBATCH -p asus_a100x4_40gb\n")->preset == "a100-40gb");
   CHECK(gpu_of("#SBATCH -C a100-40\n")->preset == "a100-40gb");

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace lg;
 
 TEST_CASE("model FLOPs per token: Llama3 70B as flop_utils.py transformer_flops counts it")
@@ -19,9 +21,9 @@ TEST_CASE("model FLOPs per token: Llama3 70B as flop_utils.py transformer_flops 
   // s = 8192, padded V = 128256. Bridge reports 727 TFLOP/s at 1619 tokens/s/GPU for this model
   // (performance-summary-archive.md, 25.09 DGX-H100): 4.490e11 per token.
   const auto spec = testing::llama3_70b_sft();
-  const double expected = 6.0 * (8192.0 * 28672 * 3 * 80
-                                 + 80.0 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 8192.0 * 8192)
-                                 + 8192.0 * 128256);
+  const double expected =
+    6.0
+    * (8192.0 * 28672 * 3 * 80 + 80.0 * (8192.0 * (8192 + 2 * 1024) + 8192.0 * 8192 + 8192.0 * 8192) + 8192.0 * 128256);
   CHECK(throughput::model_flops_per_token(spec.model, 8192, 128256) == doctest::Approx(expected));
   CHECK(expected == doctest::Approx(727e12 / 1619).epsilon(0.01));
 }
@@ -103,13 +105,38 @@ TEST_CASE("DP gradients without overlap: a ring reduce-scatter and all-gather of
   const auto layouts = estimate::pipeline_layout(spec);
   const auto rates = throughput::system_rates(spec.cluster.gpu_info);
   const auto params = estimate::stage_parameters(spec, layouts.back());
-  const double expected =
-      2 * throughput::ring_seconds(params.dense * 2, 2, rates.nvlink_bw * rates.nvlink_efficiency);
+  const double expected = 2 * throughput::ring_seconds(params.dense * 2, 2, rates.nvlink_bw * rates.nvlink_efficiency);
   const double worst = throughput::cost(t, "dp_comm");
   CHECK(worst == doctest::Approx(expected));
   spec.training.overlap_grad_reduce = true;
   spec.training.overlap_param_gather = true;
   CHECK(throughput::cost(throughput::predict(spec), "dp_comm") < worst);
+}
+
+TEST_CASE("DP gradient reduce overlaps one whole microbatch's backward, the last one")
+{
+  // Megatron-LM (d98e8a6) megatron/core/pipeline_parallel/schedules.py:814-839: every
+  // microbatch but the last runs under no_sync_func(), the last one's backward reduces the
+  // gradients; :2430-2433 and :2459-2461: the same for 1F1B's last backward. The window is
+  // that one backward, 2/3 of one microbatch's compute, not 1/m of it.
+  auto spec = testing::llama3_70b_sft();
+  spec.parallelism.pp = 1;  // one stage, no interleaving: TP 4 x DP 8, m = 32 / 8 = 4
+  spec.parallelism.vpp.reset();
+  spec.training.overlap_param_gather = false;
+  spec.training.overlap_grad_reduce = false;
+  const double off = throughput::cost(throughput::predict(spec), "dp_comm");
+  // bf16 gradients and bf16 parameters: the reduce-scatter and the all-gather move the same
+  // bytes over the same group, each half of `off`.
+  const double reduce = off / 2;
+  spec.training.overlap_grad_reduce = true;
+  const auto t = throughput::predict(spec);
+  const double m = 4;
+  const double backward = throughput::cost(t, "compute") / m * 2 / 3;
+  const double eff = throughput::system_rates(spec.cluster.gpu_info).overlap_efficiency;
+  const double expected = std::max((1 - eff) * reduce, reduce - eff * backward) + reduce;
+  CHECK(throughput::cost(t, "dp_comm") == doctest::Approx(expected));
+  // The case is one where the window decides (a window of 1/m of it hides less).
+  CHECK(reduce - eff * backward / m > (1 - eff) * reduce);
 }
 
 TEST_CASE("recompute adds forward work: core attention by hand, full recompute the whole forward")
@@ -275,6 +302,6 @@ TEST_CASE("FSDP under LoRA gathers the frozen base weights every microbatch, red
   const double bw = rates.nvlink_bw * rates.nvlink_efficiency;
   const double per_microbatch = 2 * throughput::ring_seconds((params.dense + params.lora) * 2, 8, bw)
                                 + throughput::ring_seconds(params.lora * 2, 8, bw);
-  CHECK(params.dense > 100 * params.lora);   // the gathers are the base weights'
+  CHECK(params.dense > 100 * params.lora);  // the gathers are the base weights'
   CHECK(throughput::cost(throughput::predict(spec, rates), "fsdp_comm") == doctest::Approx(4 * per_microbatch));
 }
