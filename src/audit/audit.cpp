@@ -292,6 +292,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.no_launch", Severity::advice, "no training launch line could be read"},
     {"audit.conda_printed", Severity::warning,
      "`conda shell.bash activate ENV` run bare: it prints the activation and changes nothing"},
+    {"audit.conda_uninitialised", Severity::warning,
+     "`conda activate` with no conda shell setup before it: conda refuses, the job keeps the submitting environment"},
     {"audit.parse_error", Severity::error, "bash cannot parse the script"},
     {"audit.foreign_shell", Severity::advice,
      "the #! line names a non-Bourne interpreter (csh, tcsh, Python …): only the #SBATCH lines are judged"},

@@ -3,6 +3,7 @@
 // directory.
 #include "audit/findings.hpp"
 
+#include "audit/launch.hpp"
 #include "env/hard_rules.hpp"
 
 #include <fmt/format.h>
@@ -227,6 +228,61 @@ void printed_activation(FindingContext& context)
   }
 }
 
+// `conda activate ENV` with nothing before it that sets conda up in this
+// shell. `conda activate` is a shell function that conda's setup defines
+// (`source …/etc/profile.d/conda.sh`, `eval "$(conda shell.bash hook)"`,
+// `conda init`'s block in ~/.bashrc); a batch script is a non-interactive
+// shell that reads no ~/.bashrc (bash(1), INVOCATION), and sbatch carries
+// exported variables, not shell functions, so the `conda` executable runs and
+// stops: "CondaError: Run 'conda init' before 'conda activate'". The job keeps
+// the environment it was submitted from. Anything before it that could be the
+// setup (a `source` or `.` of any file, an `eval`, a `module` or `ml` command,
+// `conda init`, a login shell on the #! line) says nothing.
+void conda_without_setup(FindingContext& context)
+{
+  const ScriptModel& m = context.model;
+  const std::string first_line = m.text.substr(0, m.text.find('\n'));
+  if (first_line.starts_with("#!")
+      && (first_line.find(" -l") != std::string::npos || first_line.find("--login") != std::string::npos)) {
+    return;
+  }
+  for (const auto& command : m.commands) {
+    const auto& w = command.words;
+    if (w.empty() || !w[0].known || w[0].offset != command.begin) {
+      continue;
+    }
+    const bool sourced_before =
+      std::any_of(m.sources.begin(), m.sources.end(), [&](int at) { return at < command.begin; });
+    const std::string tool = basename_of(w[0].text());
+    const bool setup_word =
+      sourced_before || tool == "source" || tool == "." || tool == "eval" || tool == "module" || tool == "ml"
+      || ((tool == "conda" || tool == "mamba" || tool == "micromamba") && w.size() > 1 && w[1].known
+          && (w[1].text() == "init" || w[1].text() == "shell" || w[1].text().starts_with("shell.")));
+    if (setup_word) {
+      return;  // the setup may be here: nothing later is judged
+    }
+    if ((tool != "conda" && tool != "mamba" && tool != "micromamba") || w.size() < 2 || !w[1].known
+        || w[1].text() != "activate") {
+      continue;
+    }
+    const std::string env = w.size() > 2 && w[2].known ? " " + w[2].text() : "";
+    const bool micro = tool == "micromamba";
+    context.add(Severity::warning, "audit.conda_uninitialised",
+                fmt::format("`{} activate{}` with no {} shell setup before it: a batch script reads no ~/.bashrc and "
+                            "sbatch carries no shell functions, so the executable runs and refuses ({}); the job "
+                            "keeps the environment it was submitted from",
+                            tool, env, micro ? "micromamba" : "conda",
+                            micro ? "micromamba asks for `micromamba shell init`"
+                                  : "\"CondaError: Run 'conda init' before 'conda activate'\""),
+                micro ? "put `eval \"$(micromamba shell hook -s bash)\"` before it"
+                      : fmt::format("put `eval \"$({} shell.bash hook)\"` (or `source \"$(conda info "
+                                    "--base)/etc/profile.d/conda.sh\"`) before it",
+                                    tool == "mamba" ? "conda" : tool),
+                command.begin);
+    return;  // one finding: the first activation
+  }
+}
+
 // Where the script runs `mkdir` on `dir` (offset, or -1), and whether that
 // happens before an `sbatch` the script itself runs (a self-submitting or
 // `sbatch <<EOF` wrapper: then the directory exists in time).
@@ -375,6 +431,7 @@ void hygiene_findings(FindingContext& context)
   ignored_directives(context);
   output_directory(context);
   printed_activation(context);
+  conda_without_setup(context);
 }
 
 } // namespace lg::audit::detail

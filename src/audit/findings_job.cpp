@@ -291,17 +291,23 @@ void job_findings(FindingContext& context)
     const std::string why =
       !unmodelled.empty() ? fmt::format("the estimator does not model {}", unmodelled)
       : !context.options.gpu_unmatched.empty()
-        ? fmt::format("the script names {}; --gpu names the GPU", context.options.gpu_unmatched)
-      : other_board       ? fmt::format("the script names no GPU, and its nodes have {} GPUs, not the {} of the {} board "
-                                        "assumed by default (GH200, GB200, GB300 and many A100 nodes have 4); --gpu names it",
-                                        cluster.gpus_per_node, cluster.gpu_info.nvlink_domain,
-                                        cluster.gpu_info.display_name)
-                          : fmt::format("unknown statically: {}", unknown_list(job));
-    context.add(Severity::advice, "audit.memory_unknown", fmt::format("memory not judged: {}", why),
-                other_board || !context.options.gpu_unmatched.empty() ? "name the GPU: `launchguard audit --gpu NAME` (`launchguard presets` lists them)"
-                : unmodelled.empty() ? "write the model and parallelism flags and the node/GPU counts literally (or in "
-                                     "variables set in the script), or run `launchguard check` on the job"
-                                   : "measure one step (`launchguard watch` reports the peak) before scaling up",
+        ? fmt::format("the script names {}{}", context.options.gpu_unmatched,
+                      context.options.gpu_vendor.empty() ? "; --gpu names the GPU" : "")
+      : other_board ? fmt::format("the script names no GPU, and its nodes have {} GPUs, not the {} of the {} board "
+                                  "assumed by default (GH200, GB200, GB300 and many A100 nodes have 4); --gpu names it",
+                                  cluster.gpus_per_node, cluster.gpu_info.nvlink_domain, cluster.gpu_info.display_name)
+                    : fmt::format("unknown statically: {}", unknown_list(job));
+    // The fix follows the reason the message gives: naming a GPU helps only
+    // when the GPU is the reason, and not for an AMD GPU or an Ascend NPU,
+    // which no preset models.
+    const bool vendor = !context.options.gpu_vendor.empty();
+    const std::string fix =
+      !unmodelled.empty() || vendor ? "measure one step (`launchguard watch` reports the peak) before scaling up"
+      : other_board || !context.options.gpu_unmatched.empty()
+        ? "name the GPU: `launchguard audit --gpu NAME` (`launchguard presets` lists them)"
+        : "write the model and parallelism flags and the node/GPU counts literally (or in variables set in the "
+          "script), or run `launchguard check` on the job";
+    context.add(Severity::advice, "audit.memory_unknown", fmt::format("memory not judged: {}", why), fix,
                 job.launch->program->offset);
   }
   std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);

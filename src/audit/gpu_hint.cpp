@@ -11,6 +11,7 @@
 // nullopt, and the caller says which GPU it assumed.
 #include "audit/audit.hpp"
 
+#include "audit/findings.hpp"
 #include "audit/job_from_script.hpp"
 #include "audit/script_reader.hpp"
 
@@ -257,6 +258,21 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
     const bool mnnvl = a.name.find("MNNVL") != std::string::npos && value != "0";
     if (mnnvl || (a.name == "NVLINK_DOMAIN_SIZE" && value == "72")) {
       return GpuHint{"gb200", a.name + "=" + value + " (multi-node NVLink: a GB200 NVL72 system)", ""};
+    }
+  }
+  // `--gres=gpu:p6000:2`: a GPU type no preset matches is still the
+  // script's GPU (Slurm gres.conf names the type); say it, never assume an
+  // H100 in its place. Types that are counts or placeholders say nothing.
+  if (const Directive* gres = model.directive("gres"); gres != nullptr && gres->has_value) {
+    const std::string value = lower(gres->value);
+    if (value.starts_with("gpu:")) {
+      const auto colon = value.find(':', 4);
+      const std::string type = value.substr(4, colon == std::string::npos ? std::string::npos : colon - 4);
+      const bool word = !type.empty() && std::isalpha(static_cast<unsigned char>(type.front())) != 0
+                        && type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-.") == std::string::npos;
+      if (word && colon != std::string::npos && !detail::placeholder(gres->value, false)) {
+        return GpuHint{type, "#SBATCH --gres=" + gres->value, ""};
+      }
     }
   }
   // The text (comments, echo lines) names exactly one GPU family: "The

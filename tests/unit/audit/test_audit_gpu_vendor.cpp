@@ -67,3 +67,33 @@ TEST_CASE("Ascend NPU job: no CUDA environment verdicts (CANN and HCCL, not CUDA
   CHECK(with_rule(nvidia, "env.cuda_device_max_connections_tp_cp").size() == 1);
   CHECK(with_rule(nvidia, "env.debug_setting").size() == 1);
 }
+
+TEST_CASE("memory not judged: the fix follows the reason, and never says --gpu for an AMD GPU")
+{
+  // A Megatron-DeepSpeed job on LUMI-G (held-out round 12): the reason is
+  // ZeRO, which the estimator does not model; no GPU name changes that.
+  const std::string script =
+    "#!/bin/bash\n#SBATCH --partition=dev-g\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=8\n#SBATCH "
+    "--gpus-per-node=8\n"
+    "srun python pretrain_gpt.py --num-layers 24 --hidden-size 1024 --num-attention-heads 16 --seq-length 1024 "
+    "--max-position-embeddings 1024 --micro-batch-size 4 --global-batch-size 32 --fp16 --deepspeed "
+    "--zero-stage 1\n";
+  AuditOptions amd = h100_options();
+  amd.gpu_vendor = "amd";
+  amd.gpu_assumed = true;
+  amd.gpu_unmatched = "an AMD GPU (#SBATCH --partition=dev-g), which the memory model does not know";
+  const AuditResult r = run(script, amd);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.memory_unknown");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.fix.find("--gpu") == std::string::npos);
+  CHECK(found[0]->diagnostic.message.find("--gpu") == std::string::npos);
+  // With no deepspeed, the AMD GPU itself is the reason: still no --gpu.
+  std::string plain = script;
+  plain.erase(plain.find(" --deepspeed"), std::string(" --deepspeed --zero-stage 1").size());
+  const AuditResult p = run(plain, amd);
+  CAPTURE(describe(p));
+  const auto only_gpu = with_rule(p, "audit.memory_unknown");
+  REQUIRE(only_gpu.size() == 1);
+  CHECK(only_gpu[0]->diagnostic.fix.find("--gpu") == std::string::npos);
+}

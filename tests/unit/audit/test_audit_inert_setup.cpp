@@ -70,3 +70,34 @@ TEST_CASE("docker run -it in a batch job: no terminal, docker refuses to start")
   }
   CHECK(with_rule(run("#!/bin/bash\ndocker run --interactive --tty img\n"), "audit.docker_tty").size() == 1);
 }
+
+TEST_CASE("conda activate with no conda shell setup before it refuses: the job keeps the submitting environment")
+{
+  // conda's message: "CondaError: Run 'conda init' before 'conda activate'";
+  // a batch script is a non-interactive shell that reads no ~/.bashrc (bash(1),
+  // INVOCATION), where `conda init` defines the conda shell function.
+  const std::string launch = "srun torchrun --nproc_per_node=4 --standalone main.py\n";
+  const AuditResult bare =
+    run("#!/bin/bash\n#SBATCH --gres=gpu:4\nunset PYTHONPATH\nconda activate Torch2.1\n" + launch);
+  CAPTURE(describe(bare));
+  const auto found = with_rule(bare, "audit.conda_uninitialised");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.message.find("Run 'conda init' before 'conda activate'") != std::string::npos);
+  // Any of these before it may be the setup: nothing is said.
+  for (const std::string setup :
+       {"source ~/.bashrc\n", ". /opt/conda/etc/profile.d/conda.sh\n", "eval \"$(conda shell.bash hook)\"\n",
+        "module load anaconda3\n", "ml miniforge\n", "conda init bash\n"}) {
+    CAPTURE(setup);
+    const AuditResult r = run("#!/bin/bash\n#SBATCH --gres=gpu:4\n" + setup + "conda activate Torch2.1\n" + launch);
+    CHECK(with_rule(r, "audit.conda_uninitialised").empty());
+  }
+  // A login shell reads the profile that `conda init` writes to.
+  const AuditResult login = run("#!/bin/bash -l\n#SBATCH --gres=gpu:4\nconda activate Torch2.1\n" + launch);
+  CHECK(with_rule(login, "audit.conda_uninitialised").empty());
+  // micromamba needs its own hook.
+  const AuditResult micro = run("#!/bin/bash\nmicromamba activate train\n" + launch);
+  const auto m = with_rule(micro, "audit.conda_uninitialised");
+  REQUIRE(m.size() == 1);
+  CHECK(m[0]->diagnostic.fix.find("micromamba shell hook") != std::string::npos);
+}

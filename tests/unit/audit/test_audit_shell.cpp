@@ -220,6 +220,21 @@ TEST_CASE("an Ascend NPU from the CANN runtime's or HCCL's variables: no preset 
   CHECK_FALSE(gpu_of("export NCCL_SOCKET_IFNAME=eth0\n"));
 }
 
+TEST_CASE("a GPU type in --gres that no preset matches is the script's GPU, not an assumed H100")
+{
+  // Slurm gres.conf: --gres=gpu:TYPE:COUNT names the type the nodes declare.
+  const auto p6000 = gpu_of("#SBATCH --gres=gpu:p6000:2\n");
+  REQUIRE(p6000.has_value());
+  CHECK(p6000->preset == "p6000");
+  CHECK(p6000->evidence == "#SBATCH --gres=gpu:p6000:2");
+  // A count alone, a placeholder, or no count: nothing is said.
+  CHECK_FALSE(gpu_of("#SBATCH --gres=gpu:4\n"));
+  CHECK_FALSE(gpu_of("#SBATCH --gres=gpu:your_gpu_type:4\n"));
+  CHECK_FALSE(gpu_of("#SBATCH --gres=gpu:p6000\n"));
+  // A type a preset matches keeps its preset.
+  CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
+}
+
 TEST_CASE("an A100 with no memory size and AMD GPUs: no preset fits, and the hint says why")
 {
   // TACC Lonestar6's gpu-a100 partition has A100 40GB (TACC Lonestar6 user guide), others 80GB.
