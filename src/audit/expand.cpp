@@ -183,6 +183,7 @@ void Expander::append_split(const Word& item)
     if (t.offsets[i] <= -2) {
       m_cur.known = false;  // an unknown expansion inside the value
       m_cur.opaque = true;
+      m_cur.list = m_cur.list || item.list;
     }
     m_started = true;
   }
@@ -194,7 +195,9 @@ void Expander::unknown(const Part& part)
   // Unquoted, bash splits the value into an unknown number of words; an
   // array's "${NAME[@]}" is one word per element, quoted or not (bash(1),
   // Arrays): how many words, and which flags, is not known either way.
-  if (m_split == Split::yes && (part.quoted == false || (part.kind == PartKind::param && part.index == "@"))) {
+  const bool array = part.kind == PartKind::param && (part.index == "@" || part.index == "*");
+  m_cur.list = m_cur.list || array;  // kept through an assignment: `ARGS="… ${A[@]}"` then $ARGS
+  if (m_split == Split::yes && (part.quoted == false || array)) {
     m_cur.opaque = true;
   }
   const std::string shown = display(part);
@@ -237,6 +240,7 @@ void Expander::param(const Part& part)
     }
     m_cur.known = m_cur.known && item.known;
     m_cur.opaque = m_cur.opaque || item.opaque;
+    m_cur.list = m_cur.list || item.list;
     if (m_cur.value.text.size() + item.value.text.size() > k_max_word) {
       m_cur.known = false;  // runaway growth (A="$A$A" …): stop copying
       continue;
@@ -301,6 +305,7 @@ Word join_words(const std::vector<Word>& items)
     out.value.append(items[i].value);
     out.known = out.known && items[i].known;
     out.opaque = out.opaque || items[i].opaque;
+    out.list = out.list || items[i].list;
     out.expanded.insert(out.expanded.end(), items[i].expanded.begin(), items[i].expanded.end());
   }
   out.offset = items.empty() ? -1 : items.front().offset;

@@ -58,7 +58,7 @@ struct ArgvReader
     const std::string& t = w.text();
     // An unknown array, "${ARGS[@]}": a list of words (bash(1), Arrays), not
     // the value of the flag before it; any flag may be among them.
-    if (w.opaque && (t.ends_with("[@]}") || t.ends_with("[*]}"))) {
+    if (w.list) {
       opaque = true;
     }
     if (t.starts_with("--")) {

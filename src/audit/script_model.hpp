@@ -55,6 +55,7 @@ struct Word
   int offset = -1;          // where the word starts in the script
   bool known = true;        // false when an expansion could not be resolved
   bool opaque = false;      // an unquoted unknown expansion: any number of words
+  bool list = false;        // an unknown array's "${NAME[@]}": a list of words, never one flag's value
   std::vector<std::string> expanded;  // variables expanded into it, in order
 
   const std::string& text() const { return value.text; }

@@ -281,6 +281,12 @@ TEST_CASE("a quoted unknown array \"${ARGS[@]}\" may hold any flags: no verdict 
         "--attention-backend flash\n");
   CAPTURE(describe(after_flag));
   CHECK(with_rule(after_flag, "moe.ep_requires_experts").empty());
+  // The same array kept in a string first, then split.
+  const AuditResult through =
+    run("#!/bin/bash\nPERF_ARGS=(--expert-model-parallel-size 16 --balance-data)\nARGS=\"${MODEL_ARGS[@]}\"\n"
+        "python3 -m relax.entrypoints.train --use-health-check $ARGS \"${PERF_ARGS[@]}\" --attention-backend flash\n");
+  CAPTURE(describe(through));
+  CHECK(with_rule(through, "moe.ep_requires_experts").empty());
   // Written out, the model without experts is known and the error stands.
   const AuditResult known = run("#!/bin/bash\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 "
                                 "--hidden-size 512 --num-attention-heads 8 --seq-length 1024 "
