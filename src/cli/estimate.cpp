@@ -32,6 +32,7 @@ static int estimate_one_job(const GlobalOptions& global, const config::JobSpec& 
     (*document)["throughput"] = to_json(speed);
     (*document)["throughput"]["main_cost"] = speed.main_cost;
     (*document)["throughput"]["costs"] = costs_json(speed);
+    (*document)["throughput"]["caveats"] = speed.caveats;
     if (!startup.empty()) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& finding : startup) {
@@ -46,6 +47,7 @@ static int estimate_one_job(const GlobalOptions& global, const config::JobSpec& 
     }
     print_estimate(global, spec, judged.estimate);
     fmt::print("\n{}\n", throughput_line(speed));
+    print_caveats(speed);
   }
   return startup.empty() ? k_exit_ok : k_exit_job_errors;
 }

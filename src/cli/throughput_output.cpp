@@ -43,4 +43,11 @@ std::string throughput_line(const throughput::Throughput& t)
                      t.tflops_per_gpu, t.tokens_per_sec_per_gpu, t.step_time_s, t.main_cost, share);
 }
 
+void print_caveats(const throughput::Throughput& t)
+{
+  for (const auto& caveat : t.caveats) {
+    fmt::print("  not calibrated: {}\n", caveat);
+  }
+}
+
 } // namespace lg::cli

@@ -19,4 +19,8 @@ nlohmann::json costs_json(const throughput::Throughput& t);
 // "predicted 741 TFLOP/s/GPU, 1,650 tokens/s/GPU, step 19.86 s (main cost: tp_comm 6%)".
 std::string throughput_line(const throughput::Throughput& t);
 
+// One "  not calibrated: …" line per caveat of `t` (none when the
+// calibration covers the job).
+void print_caveats(const throughput::Throughput& t);
+
 } // namespace lg::cli

@@ -11,6 +11,8 @@
 #include "config/job_writer.hpp"
 #include "config/loader.hpp"
 #include "preflight/judge.hpp"
+#include "throughput/coverage.hpp"
+#include "throughput/systems.hpp"
 #include "tune/search.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bytes.hpp"
@@ -208,6 +210,13 @@ void print_row(const tune::Result& result, const tune::Candidate& c, std::size_t
              c.throughput.main_cost, share);
 }
 
+// What the throughput calibration does not cover for the problem: its GPU,
+// precision and kind, the same for every layout.
+std::vector<std::string> caveats_of(const config::JobSpec& spec)
+{
+  return throughput::coverage_caveats(spec, throughput::system_rates(spec.cluster.gpu_info));
+}
+
 void print_text(const GlobalOptions& global, const config::JobSpec& spec, const tune::Result& result,
                 std::size_t top)
 {
@@ -258,6 +267,9 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
   fmt::print("\npredicted rates: model in docs/tune.md; peaks from the memory estimate (verdict fits = at most "
              "90% of capacity); predictions within {:.0f}% of each other are ties, ranked simpler layout first\n",
              100 * tune::k_resolution);
+  for (const auto& caveat : caveats_of(spec)) {
+    fmt::print("  not calibrated: {}\n", caveat);
+  }
 }
 
 } // namespace
@@ -358,7 +370,8 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                 {"survivors", result.candidates.size()},
                 {"borderline", result.borderline},
                 {"candidates", candidates},
-                {"pareto", pareto}});
+                {"pareto", pareto},
+                {"caveats", caveats_of(spec)}});
   } else {
     print_text(global, spec, result, static_cast<std::size_t>(top));
     if (v.count("write-job") != 0) {

@@ -9,6 +9,8 @@
 // data-parallel (or FSDP) collectives, activation offload and the optimizer.
 #include "throughput/throughput.hpp"
 
+#include "throughput/coverage.hpp"
+
 #include "estimate/activations.hpp"
 #include "estimate/model_state.hpp"
 #include "estimate/pipeline.hpp"
@@ -548,10 +550,7 @@ Throughput predict(const config::JobSpec& spec, const SystemRates& rates)
     out.tflops_per_gpu = out.model_flops_per_step / s.world / step / 1e12;
     out.tokens_per_sec_per_gpu = tokens / s.world / step;
   }
-  if (!s.rates.known) {
-    out.assumptions.push_back("no rates for GPU '" + spec.cluster.gpu
-                              + "': the generation's reference GPU's rates are used");
-  }
+  out.caveats = coverage_caveats(spec, s.rates);
   out.assumptions.push_back("balanced MoE routing; fine-grained activation offloading not modelled; "
                             "kernel launch: ~0.5 us per kernel on the GPU, the host bound without CUDA graphs");
   return out;

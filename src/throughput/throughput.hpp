@@ -26,6 +26,8 @@ struct Throughput
   std::vector<std::pair<std::string, double>> costs;
   std::string main_cost;  // the largest term other than compute
   std::vector<std::string> assumptions;
+  // What the calibration does not cover for this job (coverage.hpp).
+  std::vector<std::string> caveats;
 };
 
 // Predict one step of `spec`. Never throws for a spec that passed config
