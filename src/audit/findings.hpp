@@ -67,4 +67,20 @@ std::pair<int, int> own_lines(const ScriptModel& model, int command);
 // otherwise (then no edit is offered).
 int insert_before_launch(const ScriptModel& model, const Launch& launch, bool top_level);
 
+// `text` as a whole non-negative count ("8"), or 0 when it is not one
+// (findings_launch.cpp).
+int integer(const std::string& text);
+
+// The launcher stage of `l` that starts its own workers, one per GPU
+// (torchrun, deepspeed, accelerate launch with several processes per
+// machine), or nullptr (findings_launch.cpp).
+const LaunchStage* spawning_launcher(const Launch& l);
+
+// The nodes an srun step runs on (0: not known or narrowed).
+int srun_step_nodes(const FindingContext& c, const LaunchStage* srun);
+
+// A word before the launch's program that cannot be read (it may hold the
+// options a rule looks for); `except_offset` is one word not to count.
+bool opaque_launcher_words(const FindingContext& c, const Launch& l, int except_offset = -1);
+
 } // namespace lg::audit::detail

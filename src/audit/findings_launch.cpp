@@ -1,10 +1,9 @@
-// Launch hygiene: torchrun with several tasks per node, per-task variables
-// expanded on the batch host, pyxis --container-env, --signal, node and GPU
-// counts repeated in the launcher.
+// Launch hygiene: torchrun with several tasks per node, a per-host launcher
+// without srun on several nodes, node and GPU counts repeated in or missing
+// from the launcher (ranks: findings_ranks.cpp; pyxis options:
+// findings_container.cpp; --signal: findings_signal.cpp).
 #include "audit/findings.hpp"
 #include "audit/launch_tools.hpp"
-
-#include "env/policy.hpp"
 
 #include <fmt/format.h>
 
@@ -14,19 +13,11 @@
 
 namespace lg::audit::detail {
 
-namespace {
-
 int integer(const std::string& text)
 {
   int v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   return ec == std::errc() && end == text.data() + text.size() ? v : 0;
-}
-
-bool per_task(const std::string& name)
-{
-  return name == "SLURM_PROCID" || name == "SLURM_LOCALID" || name == "SLURM_NODEID" || name == "SLURM_TASK_PID"
-         || name == "SLURM_GTIDS";
 }
 
 // The launcher stage of `l` that starts its own workers on its node, one per
@@ -56,6 +47,8 @@ const LaunchStage* spawning_launcher(const Launch& l)
   }
   return nullptr;
 }
+
+namespace {
 
 std::string launcher_name(const LaunchStage& stage)
 {
@@ -155,142 +148,6 @@ void single_host_launch(FindingContext& c)
         "start it once per node: srun --ntasks-per-node=1 torchrun … (node rank from a c10d rendezvous, or "
         "$SLURM_NODEID expanded inside each task)",
         launcher->offset);
-}
-
-// Severity for a per-task variable: error when the job has several tasks,
-// nothing when it provably has one.
-std::optional<Severity> per_task_severity(const ScriptJob& job, const std::string& name)
-{
-  const int nodes = job.nodes;
-  const int tasks = job.tasks_per_node;
-  const bool node_level = name == "SLURM_NODEID";
-  // Several tasks on one node are already several tasks, whatever the node count.
-  const int many = node_level ? nodes : (nodes > 0 && tasks > 0 ? nodes * tasks : (tasks > 1 ? tasks : 0));
-  if (many == 1 || (!node_level && nodes == 1 && tasks == 1)) {
-    return std::nullopt;
-  }
-  return many > 1 ? Severity::error : Severity::warning;
-}
-
-// torchrun ignores --node_rank under a dynamic rendezvous (c10d, etcd):
-// ranks come from the rendezvous, so a batch-host value there is harmless.
-bool ignored_node_rank(const FindingContext& c, const VarUse& use)
-{
-  const std::string& t = c.model.text;
-  const auto line_begin = static_cast<std::size_t>(c.model.line_begin(c.model.line_of(use.offset)));
-  const auto at = static_cast<std::size_t>(use.offset);
-  const std::string before = t.substr(line_begin, at - line_begin);
-  // The value of --node_rank / --node-rank, in its `=` or its separate-word form.
-  const auto flag = before.rfind("--node");
-  if (flag == std::string::npos) {
-    return false;
-  }
-  std::string option = before.substr(flag);
-  while (!option.empty() && (option.back() == ' ' || option.back() == '\t')) {
-    option.pop_back();
-  }
-  if (!option.empty() && option.back() == '=') {
-    option.pop_back();
-  }
-  if (option != "--node_rank" && option != "--node-rank") {
-    return false;
-  }
-  const Launch* l = c.job.launch;
-  const LaunchStage* torchrun = l != nullptr ? l->stage("torchrun") : nullptr;
-  const LaunchOption* backend = torchrun != nullptr ? torchrun->find("rdzv_backend") : nullptr;
-  if (backend != nullptr && backend->value && backend->value->known) {
-    return backend->value->text() != "static";
-  }
-  // Not resolved through the launch line: read the same line of the script.
-  const auto eol = t.find('\n', at);
-  const std::string rest = t.substr(line_begin, eol == std::string::npos ? std::string::npos : eol - line_begin);
-  return rest.find("rdzv_backend c10d") != std::string::npos || rest.find("rdzv_backend=c10d") != std::string::npos
-         || rest.find("rdzv-backend=c10d") != std::string::npos || rest.find("rdzv-backend c10d") != std::string::npos;
-}
-
-// Batch-shell expansions of per-task variables that reach tasks: in a srun or
-// mpirun launch line, through a variable that launch line expands, or through
-// an exported variable (every task inherits the batch host's value).
-void per_task_variables(FindingContext& c)
-{
-  const Launch* l = c.job.launch;
-  const bool remote = l != nullptr && (l->has("srun") || l->has("mpirun"));
-  std::set<std::string> expanded;
-  if (remote) {
-    for (const auto& w : c.model.commands[static_cast<std::size_t>(l->command)].words) {
-      expanded.insert(w.expanded.begin(), w.expanded.end());
-    }
-  }
-  const int launch_begin = remote ? c.model.commands[static_cast<std::size_t>(l->command)].begin : -1;
-  for (const auto& use : c.model.uses) {
-    if (!use.batch_shell || !per_task(use.name)) {
-      continue;
-    }
-    bool relevant = remote && use.command == l->command;
-    for (const auto& a : c.model.assignments) {
-      if (a.command == use.command && !a.prefix
-          && (a.exported || (remote && a.offset < launch_begin && expanded.count(a.name) != 0))) {
-        relevant = true;
-      }
-    }
-    const auto severity = per_task_severity(c.job, use.name);
-    if (!relevant || !severity || ignored_node_rank(c, use)) {
-      continue;
-    }
-    c.add(*severity, "audit.per_task_variable",
-          fmt::format("${} is expanded by the batch shell, once, on the first node: every task gets that node's "
-                      "value ({} there), not its own",
-                      use.name, use.name == "SLURM_PROCID" || use.name == "SLURM_LOCALID" || use.name == "SLURM_NODEID" ? "0" : "one value"),
-          fmt::format("escape it (\\${}) inside a single-quoted `bash -c '…'` so each task expands it, or let the "
-                      "launcher derive ranks (torchrun --node_rank from the rendezvous)",
-                      use.name),
-          use.offset);
-  }
-}
-
-void container_env(FindingContext& c)
-{
-  const Launch* l = c.job.launch;
-  const LaunchStage* srun = l == nullptr ? nullptr : l->stage("srun");
-  if (srun == nullptr || srun->find("container-image") == nullptr) {
-    return;
-  }
-  std::set<std::string> listed;
-  const LaunchOption* env_option = srun->find("container-env");
-  if (env_option != nullptr && env_option->value) {
-    std::string item;
-    for (char ch : env_option->value->text() + ",") {
-      if (ch == ',') {
-        listed.insert(item);
-        item.clear();
-      } else {
-        item += ch;
-      }
-    }
-  }
-  std::string missing;
-  for (const auto& a : c.job.environment) {
-    bool policy = false;
-    for (const auto& row : env::policy_rows()) {
-      policy = policy || a.name == row.name;
-    }
-    if ((policy || a.name == "PYTORCH_CUDA_ALLOC_CONF") && !a.prefix && listed.count(a.name) == 0) {
-      missing += (missing.empty() ? "" : ",") + a.name;
-    }
-  }
-  if (missing.empty()) {
-    return;
-  }
-  auto& finding = c.add(Severity::advice, "audit.container_env",
-                        fmt::format("the container may define {} itself, and pyxis keeps an image's value over the "
-                                    "host's unless the name is in --container-env",
-                                    missing),
-                        fmt::format("add --container-env={}", missing), srun->find("container-image")->offset);
-  if (env_option != nullptr && env_option->value && env_option->value->known && !env_option->value->value.offsets.empty()
-      && env_option->value->value.offsets.back() >= 0) {
-    const int end = env_option->value->value.offsets.back() + 1;
-    finding.edits.push_back(Edit{end, end, "," + missing});
-  }
 }
 
 void duplicated_counts(FindingContext& c)
@@ -420,6 +277,8 @@ void gpus_mismatch(FindingContext& c)
         fmt::format("start {} processes per node (or request {} GPUs per node)", gpus, per_node), at);
 }
 
+}  // namespace
+
 // `srun torchrun --nproc_per_node 4 train.py` on several nodes with no
 // --nnodes: torchrun's default is --nnodes=1:1 (torch/distributed/run.py),
 // so each node's torchrun is a one-node job of its own, all on the same
@@ -457,7 +316,7 @@ int srun_step_nodes(const FindingContext& c, const LaunchStage* srun)
 
 // A word before the program that cannot be read ($DISTRIBUTED_ARGS): it may
 // hold the options a rule looks for.
-bool opaque_launcher_words(const FindingContext& c, const Launch& l, int except_offset = -1)
+bool opaque_launcher_words(const FindingContext& c, const Launch& l, int except_offset)
 {
   const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
   const int program_at = l.program ? l.program->offset : command.end;
@@ -465,6 +324,8 @@ bool opaque_launcher_words(const FindingContext& c, const Launch& l, int except_
     return w.offset >= 0 && w.offset < program_at && !w.known && w.offset != except_offset;
   });
 }
+
+namespace {
 
 // The training launch's `tool` stage when srun starts it, with the step's
 // node count (0: not known), or nullptr.
@@ -627,9 +488,11 @@ void other_torchrun_lines(FindingContext& c)
   }
 }
 
-} // namespace
+}  // namespace
 
 void signal_findings(FindingContext& c);  // findings_secrets.cpp
+void rank_findings(FindingContext& c);    // findings_ranks.cpp
+void container_findings(FindingContext& c);  // findings_container.cpp
 void program_findings(FindingContext& c); // findings_program.cpp
 
 void launch_findings(FindingContext& c)
@@ -637,8 +500,8 @@ void launch_findings(FindingContext& c)
   launcher_checks(c);
   other_torchrun_lines(c);
   single_host_launch(c);
-  per_task_variables(c);
-  container_env(c);
+  rank_findings(c);
+  container_findings(c);
   duplicated_counts(c);
   deepspeed_without_hostfile(c);
   program_findings(c);

@@ -85,6 +85,76 @@ bool batch_signal_untrapped(FindingContext& c)
   return true;
 }
 
+// The offset of the first `trap BODY SIG…` that handles `sent`, or -1.
+int trap_for(const ScriptModel& model, const std::string& sent)
+{
+  for (const auto& command : model.commands) {
+    if (command.words.size() < 3 || command.words[0].text() != "trap") {
+      continue;
+    }
+    std::size_t i = 1;
+    while (i < command.words.size() && command.words[i].text().starts_with("-")) {
+      ++i;  // trap -- BODY SIG
+    }
+    for (std::size_t s = i + 1; s < command.words.size(); ++s) {
+      if (command.words[s].known && signal_name(command.words[s].text()) == sent) {
+        return command.begin;
+      }
+    }
+  }
+  return -1;
+}
+
+// `#SBATCH --signal=B:USR2@600` and `trap '…' USR2`, with the training launch
+// run in the foreground: "If bash is waiting for a command to complete and
+// receives a signal for which a trap has been set, the trap will not be
+// executed until the command completes" (bash(1), SIGNALS). Slurm sends the
+// signal to the batch shell only, which is waiting for srun, so the handler
+// runs after the steps end (at the time limit, too late for what it was
+// meant to do). Left alone: any launch started with `&` (`wait` returns at
+// once when a trapped signal arrives, the same section).
+void trap_deferred(FindingContext& c)
+{
+  const Directive* d = c.model.directive("signal");
+  if (d == nullptr || !d->has_value || !d->value.starts_with("B:")) {
+    return;
+  }
+  const std::string value = d->value.substr(2);
+  const std::string sent = signal_name(value.substr(0, value.find('@')));
+  const int trap = trap_for(c.model, sent);
+  const Launch* l = c.job.launch;
+  if (l == nullptr) {
+    for (const auto& candidate : c.model.launches) {
+      if (candidate.has("srun")) {
+        l = &candidate;  // the last srun line
+      }
+    }
+  }
+  if (trap < 0 || l == nullptr) {
+    return;
+  }
+  for (const auto& launch : c.model.launches) {
+    if (c.model.commands[static_cast<std::size_t>(launch.command)].terminator == "&") {
+      return;
+    }
+  }
+  const Command& command = c.model.commands[static_cast<std::size_t>(l->command)];
+  if (command.begin < trap) {
+    return;
+  }
+  const auto at = value.find('@');
+  c.add(Severity::warning, "audit.trap_deferred",
+        fmt::format("#SBATCH --signal=B:{} sends SIG{} to the batch shell{}, and its trap (line {}) runs only when "
+                    "the foreground command it is waiting for ends: bash defers traps until then (bash(1), SIGNALS), "
+                    "so the handler runs after this launch has finished, not when the signal arrives",
+                    value, sent,
+                    at == std::string::npos ? "" : fmt::format(" {} s before the time limit", value.substr(at + 1)),
+                    c.model.line_of(trap)),
+        "start the launch in the background and wait for it (`srun … &` then `wait`): wait returns as soon as a "
+        "trapped signal arrives, and the trap runs",
+        command.begin);
+}
+
 // Code that says the program is PyTorch Lightning: its CLI (`lightning run
 // model …`, `fabric run …`) or LightningCLI options (`--trainer.devices=8`).
 // A file name is not evidence; a comment is said as a condition
@@ -167,6 +237,7 @@ void lightning_signal(FindingContext& c)
 void signal_findings(FindingContext& c)
 {
   lightning_signal(c);
+  trap_deferred(c);
   if (batch_signal_untrapped(c) || !c.job.megatron) {
     return;
   }

@@ -357,9 +357,19 @@ bool ChainParser::env_step()
 
 bool is_wrapper(const std::string& base)
 {
-  static constexpr std::array<std::string_view, 12> k_wrappers = {
-    "numactl", "taskset", "nice", "ionice", "stdbuf", "nsys", "ncu", "time", "exec", "nohup",
-    "apptainer", "singularity"};
+  static constexpr std::array<std::string_view, 13> k_wrappers = {"numactl",
+                                                                  "taskset",
+                                                                  "nice",
+                                                                  "ionice",
+                                                                  "stdbuf",
+                                                                  "nsys",
+                                                                  "ncu",
+                                                                  "time",
+                                                                  "exec",
+                                                                  "nohup",
+                                                                  "apptainer",
+                                                                  "singularity",
+                                                                  "singularity_wrapper"};
   for (auto wrapper : k_wrappers) {
     if (base == wrapper) {
       return true;
@@ -369,13 +379,17 @@ bool is_wrapper(const std::string& base)
 }
 
 // numactl/taskset/nsys profile/apptainer exec IMAGE/…: options, then the command.
+// CSC's `singularity_wrapper exec COMMAND` (the LUMI, Puhti and Mahti
+// container modules; CSC docs, "Running existing containers") takes its image
+// from $SING_IMAGE: a subcommand, no image word.
 bool ChainParser::wrapper_step(const std::string& base)
 {
   LaunchStage& stage = push(base);
-  if (base == "nsys" || base == "apptainer" || base == "singularity") {
+  const bool csc = base == "singularity_wrapper";
+  if (base == "nsys" || base == "apptainer" || base == "singularity" || csc) {
     ++m_i;  // the subcommand: profile, exec, run
   }
-  const bool container = base == "apptainer" || base == "singularity";
+  const bool container = base == "apptainer" || base == "singularity" || csc;
   options(stage, base == "numactl" || base == "taskset" ? numactl_grammar() : container ? apptainer_grammar() : generic_grammar());
   if ((base == "apptainer" || base == "singularity") && m_i < m_words.size()) {
     ++m_i;  // the image

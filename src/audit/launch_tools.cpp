@@ -109,9 +109,10 @@ const OptionGrammar& numactl_grammar()
 
 bool looks_like_program(const std::string& word)
 {
-  static constexpr std::array<std::string_view, 17> k_programs = {
-    "python", "python3", "torchrun", "srun", "uv", "bash", "sh", "deepspeed", "numactl", "env",
-    "nsys", "apptainer", "singularity", "mpirun", "accelerate", "ncu", "ft_launcher"};
+  static constexpr std::array<std::string_view, 18> k_programs = {
+    "python",    "python3",    "torchrun", "srun",       "uv",        "bash",        "sh",
+    "deepspeed", "numactl",    "env",      "nsys",       "apptainer", "singularity", "singularity_wrapper",
+    "mpirun",    "accelerate", "ncu",      "ft_launcher"};
   const std::string base = basename_of(word);
   for (auto name : k_programs) {
     if (base == name) {

@@ -36,6 +36,7 @@ private:
   // unquoted heredoc), so its variables are the batch shell's, not only the
   // exported ones a task's shell inherits.
   SubScript run_sub(const Word& text, bool batch_expanded);
+  std::optional<Launch> eval_launch(const std::vector<Word>& words, const SubScriptFn& hook);
   void record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name);
   void record_heredoc_uses(const Text& body, int command);
 

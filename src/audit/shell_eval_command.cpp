@@ -190,7 +190,11 @@ void Evaluator::command(const RawCommand& raw)
     const bool expanded = !raw.heredoc_quoted;
     stdin_script->read = [this, expanded](const Word& text) { return run_sub(text, expanded); };
   }
-  if (auto launch = parse_launch(words, hook, stdin_script ? &*stdin_script : nullptr)) {
+  std::optional<Launch> launch = parse_launch(words, hook, stdin_script ? &*stdin_script : nullptr);
+  if (!launch && words[0].text() == "eval" && words.size() > 1) {
+    launch = eval_launch(words, hook);
+  }
+  if (launch) {
     launch->command = ci;
     for (auto& a : prefix) {
       a.prefix = true;
@@ -199,6 +203,33 @@ void Evaluator::command(const RawCommand& raw)
     }
     m_model.launches.push_back(std::move(*launch));
   }
+}
+
+// `eval WORDS`: bash joins the words with spaces and runs the result as a
+// command of this same shell (bash(1), SHELL BUILTIN COMMANDS, eval), so
+// `cmd="torchrun … pretrain_gpt.py …"; eval $cmd` launches what the text
+// says, read with the batch shell's variables. A part the script cannot read
+// keeps its source text (`${ARGS[@]}` set in a branch), which the reading
+// below finds unknown again.
+std::optional<Launch> Evaluator::eval_launch(const std::vector<Word>& words, const SubScriptFn& hook)
+{
+  Word joined;
+  joined.offset = words[1].offset;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (i > 1) {
+      joined.value.append(' ', -1);
+    }
+    joined.value.append(words[i].value);
+  }
+  const SubScript sub = run_sub(joined, true);
+  if (!sub.found) {
+    return std::nullopt;
+  }
+  auto launch = parse_launch(sub.words, hook);
+  if (launch) {
+    launch->env.insert(launch->env.begin(), sub.env.begin(), sub.env.end());
+  }
+  return launch;
 }
 
 // The body of an unquoted heredoc (`cat > env.sh <<EOF`) goes through

@@ -61,3 +61,42 @@ TEST_CASE("ray job submit … -- python3 -m …: the entrypoint is the launch")
   const AuditResult start = run("#!/bin/bash\nray start --head --port=6379\n");
   CHECK(with_rule(start, "audit.no_launch").size() == 1);
 }
+
+// Round 17 (bench/audit/corpus.md): a public Megatron-LM benchmark built
+// `cmd="torchrun ${DISTRIBUTED_ARGS[@]} $MLMROOT/pretrain_gpt.py …"` and ran
+// `eval $cmd 2>&1 | tee $OUTDIR/logs.txt` with no pipefail. eval joins its
+// words and runs them as a command of the same shell (bash(1), SHELL BUILTIN
+// COMMANDS, eval), so the launch is torchrun, and its pipe hides a failure.
+TEST_CASE("eval $cmd runs the command the string holds: torchrun is the launch and its pipe is judged")
+{
+  const std::string script = "#!/bin/bash\nARGS=(--nproc_per_node 8 --nnodes 1)\nif [ \"$1\" = zero ]; then\n"
+                             "  OPT=(--use-distributed-optimizer)\nfi\n"
+                             "cmd=\"torchrun ${ARGS[@]} pretrain_gpt.py ${OPT[@]} --tensor-model-parallel-size 1\"\n"
+                             "eval $cmd 2>&1 | tee logs.txt\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  const auto pipe = with_rule(r, "audit.pipe_status");
+  REQUIRE(pipe.size() == 1);
+  CHECK(line_of(pipe[0]) == 7);
+  CHECK(pipe[0]->diagnostic.message.find("`torchrun … | …`") != std::string::npos);
+  // An eval of text the script does not hold is still no launch.
+  const AuditResult unknown = run("#!/bin/bash\neval \"$LAUNCH_CMD\"\n");
+  CHECK(with_rule(unknown, "audit.pipe_status").empty());
+}
+
+// Round 17: a public LUMI job ran `srun … bash -c "singularity_wrapper exec
+// accelerate launch …"`. CSC's singularity_wrapper (the LUMI, Puhti and Mahti
+// container modules; CSC docs, "Running existing containers") runs its
+// command in the image named by $SING_IMAGE: a subcommand and no image word.
+TEST_CASE("singularity_wrapper exec CMD is a container wrapper: CMD is the launch")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=2 --ntasks-per-node=1 --gpus-per-node=8\n"
+                             "export LAUNCHER=\"singularity_wrapper exec accelerate launch --num_machines 2 "
+                             "--num_processes 16 --machine_rank \\$SLURM_PROCID --main_process_ip node1\"\n"
+                             "srun bash -c \"$LAUNCHER train.py\"\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  CHECK(with_rule(r, "audit.accelerate_machine_rank").empty());
+}

@@ -1,0 +1,141 @@
+// pyxis options on srun lines: --container-env against the composed
+// variables, and --container-mounts entries pyxis reads otherwise.
+#include "audit/findings.hpp"
+
+#include "env/policy.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace lg::audit::detail {
+
+namespace {
+
+void container_env(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* srun = l == nullptr ? nullptr : l->stage("srun");
+  if (srun == nullptr || srun->find("container-image") == nullptr) {
+    return;
+  }
+  std::set<std::string> listed;
+  const LaunchOption* env_option = srun->find("container-env");
+  if (env_option != nullptr && env_option->value) {
+    std::string item;
+    for (char ch : env_option->value->text() + ",") {
+      if (ch == ',') {
+        listed.insert(item);
+        item.clear();
+      } else {
+        item += ch;
+      }
+    }
+  }
+  std::string missing;
+  for (const auto& a : c.job.environment) {
+    bool policy = false;
+    for (const auto& row : env::policy_rows()) {
+      policy = policy || a.name == row.name;
+    }
+    if ((policy || a.name == "PYTORCH_CUDA_ALLOC_CONF") && !a.prefix && listed.count(a.name) == 0) {
+      missing += (missing.empty() ? "" : ",") + a.name;
+    }
+  }
+  if (missing.empty()) {
+    return;
+  }
+  auto& finding = c.add(Severity::advice, "audit.container_env",
+                        fmt::format("the container may define {} itself, and pyxis keeps an image's value over the "
+                                    "host's unless the name is in --container-env",
+                                    missing),
+                        fmt::format("add --container-env={}", missing), srun->find("container-image")->offset);
+  if (env_option != nullptr && env_option->value && env_option->value->known
+      && !env_option->value->value.offsets.empty() && env_option->value->value.offsets.back() >= 0) {
+    const int end = env_option->value->value.offsets.back() + 1;
+    finding.edits.push_back(Edit{end, end, "," + missing});
+  }
+}
+
+std::vector<std::string> split_on(const std::string& text, char separator)
+{
+  std::vector<std::string> parts{std::string()};
+  for (char ch : text) {
+    if (ch == separator) {
+      parts.emplace_back();
+    } else {
+      parts.back() += ch;
+    }
+  }
+  return parts;
+}
+
+// The --container-mounts values of one srun line, with their offsets: the
+// option as srun's grammar read it, or a word spelled `--container-mounts=…`
+// before the program (an option that came out of `$MOUNTS`).
+std::vector<std::pair<std::string, int>> mount_values(const ScriptModel& m, const Launch& l)
+{
+  std::vector<std::pair<std::string, int>> out;
+  const LaunchStage* srun = l.stage("srun");
+  if (srun == nullptr) {
+    return out;
+  }
+  if (const LaunchOption* o = srun->find("container-mounts"); o != nullptr && o->value) {
+    out.emplace_back(o->value->text(), o->value->offset);
+    return out;
+  }
+  const std::string spelled = "--container-mounts=";
+  const int program_at = l.program ? l.program->offset : m.commands[static_cast<std::size_t>(l.command)].end;
+  for (const auto& w : m.commands[static_cast<std::size_t>(l.command)].words) {
+    if (w.offset >= 0 && w.offset < program_at && w.text().starts_with(spelled)) {
+      out.emplace_back(w.text().substr(spelled.size()), w.offset);
+    }
+  }
+  return out;
+}
+
+// `--container-mounts=/a:/data,/b:/result:/c:/models`: pyxis splits the value
+// at ',' and reads each entry as SRC:DST[:FLAGS], everything after the second
+// ':' being the flags ("ro+rprivate"; NVIDIA/pyxis args.c, parse_mount_option
+// and the option's help "SRC:DST[:FLAGS][,SRC:DST...]"). A path there is a
+// second mount whose ',' is missing: it is handed to enroot as mount flags and
+// never mounted. Entries with a part the script cannot read are left alone.
+void container_mounts(FindingContext& c)
+{
+  for (const auto& l : c.model.launches) {
+    for (const auto& [value, offset] : mount_values(c.model, l)) {
+      for (const auto& entry : split_on(value, ',')) {
+        if (entry.find_first_of("$`") != std::string::npos) {
+          continue;
+        }
+        const auto fields = split_on(entry, ':');
+        if (fields.size() < 3) {
+          continue;
+        }
+        const std::string flags = entry.substr(fields[0].size() + fields[1].size() + 2);
+        if (flags.find('/') == std::string::npos) {
+          continue;
+        }
+        c.add(Severity::error, "audit.container_mounts",
+              fmt::format("--container-mounts entry `{}` has a path where its mount flags go: pyxis reads each "
+                          "entry as SRC:DST[:FLAGS] and takes everything after the second ':' as flags, so `{}` is "
+                          "not mounted (a ',' between two mounts is missing) and the container does not start or "
+                          "lacks that path",
+                          entry, flags),
+              fmt::format("separate the mounts with ',': {}:{},{}", fields[0], fields[1], flags), offset);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void container_findings(FindingContext& c)
+{
+  container_env(c);
+  container_mounts(c);
+}
+
+}  // namespace lg::audit::detail

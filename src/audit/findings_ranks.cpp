@@ -1,0 +1,266 @@
+// Ranks: per-task Slurm variables expanded once on the batch host, and a
+// multi-node accelerate launch that is given no machine rank.
+#include "audit/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace lg::audit::detail {
+
+namespace {
+
+bool per_task(const std::string& name)
+{
+  return name == "SLURM_PROCID" || name == "SLURM_LOCALID" || name == "SLURM_NODEID" || name == "SLURM_TASK_PID"
+         || name == "SLURM_GTIDS";
+}
+
+// Severity for a per-task variable: error when the tasks provably differ in
+// it, nothing when there is provably one value. SLURM_NODEID numbers the
+// nodes and SLURM_LOCALID the tasks of one node ("Node local task ID for the
+// process within a job", sbatch(1) OUTPUT ENVIRONMENT VARIABLES), so with one
+// task per node every task's SLURM_LOCALID is 0, the batch host's value; the
+// others number the tasks of the whole job.
+std::optional<Severity> per_task_severity(const ScriptJob& job, const std::string& name)
+{
+  const int nodes = job.nodes;
+  const int tasks = job.tasks_per_node;
+  const bool node_level = name == "SLURM_NODEID";
+  const bool node_local = name == "SLURM_LOCALID";
+  // Several tasks on one node are already several tasks, whatever the node count.
+  const int many = node_level   ? nodes
+                   : node_local ? tasks
+                                : (nodes > 0 && tasks > 0 ? nodes * tasks : (tasks > 1 ? tasks : 0));
+  if (many == 1 || (!node_level && !node_local && nodes == 1 && tasks == 1)) {
+    return std::nullopt;
+  }
+  return many > 1 ? Severity::error : Severity::warning;
+}
+
+// The option whose value the expansion at `offset` is, read on its own line
+// (`--node_rank=$X`, `--machine_rank "$X"`), without its dashes' spelling
+// changed; "" when the word before is not an option.
+std::string option_before(const ScriptModel& m, int offset)
+{
+  const auto line_begin = static_cast<std::size_t>(m.line_begin(m.line_of(offset)));
+  std::string before = m.text.substr(line_begin, static_cast<std::size_t>(offset) - line_begin);
+  while (!before.empty()
+         && (before.back() == ' ' || before.back() == '\t' || before.back() == '"' || before.back() == '\'')) {
+    before.pop_back();
+  }
+  if (!before.empty() && before.back() == '=') {
+    before.pop_back();
+  }
+  const auto space = before.find_last_of(" \t");
+  const std::string word = space == std::string::npos ? before : before.substr(space + 1);
+  return word.starts_with("--") ? word : std::string();
+}
+
+bool node_rank_option(const std::string& option)
+{
+  return option == "--node_rank" || option == "--node-rank" || option == "--machine_rank" || option == "--machine-rank";
+}
+
+// The rendezvous backend the launch line gives torchrun, itself or through
+// accelerate launch (which hands --rdzv_backend to torchrun), if known.
+std::optional<std::string> rendezvous_backend(const Launch* l)
+{
+  for (const char* tool : {"torchrun", "accelerate"}) {
+    const LaunchStage* stage = l != nullptr ? l->stage(tool) : nullptr;
+    const LaunchOption* backend = stage != nullptr ? stage->find("rdzv_backend") : nullptr;
+    if (backend != nullptr && backend->value && backend->value->known) {
+      return backend->value->text();
+    }
+  }
+  return std::nullopt;
+}
+
+// A node rank taken from the batch host that does no harm: on one node the
+// batch host's 0 is the only node's rank; under a dynamic rendezvous (c10d,
+// etcd) torchrun ignores --node_rank and ranks come from the rendezvous.
+bool harmless_node_rank(const FindingContext& c, const VarUse& use)
+{
+  const std::string option = option_before(c.model, use.offset);
+  if (!node_rank_option(option)) {
+    return false;
+  }
+  if (c.job.nodes == 1) {
+    return true;
+  }
+  if (const auto backend = rendezvous_backend(c.job.launch)) {
+    return *backend != "static";
+  }
+  // Not resolved through the launch line: read the same line of the script.
+  const std::string& t = c.model.text;
+  const auto line_begin = static_cast<std::size_t>(c.model.line_begin(c.model.line_of(use.offset)));
+  const auto eol = t.find('\n', static_cast<std::size_t>(use.offset));
+  const std::string rest = t.substr(line_begin, eol == std::string::npos ? std::string::npos : eol - line_begin);
+  return rest.find("rdzv_backend c10d") != std::string::npos || rest.find("rdzv_backend=c10d") != std::string::npos
+         || rest.find("rdzv-backend=c10d") != std::string::npos || rest.find("rdzv-backend c10d") != std::string::npos;
+}
+
+// accelerate launch that provably runs the program in place (one process per
+// machine, accelerate/commands/launch.py simple_launcher): it starts no
+// workers of its own and sets no ranks.
+bool runs_in_place(const LaunchStage& accelerate)
+{
+  const LaunchOption* processes = accelerate.find("num_processes");
+  const LaunchOption* machines = accelerate.find("num_machines");
+  const int p = processes != nullptr && processes->value && processes->value->known ? integer(processes->value->text())
+                                                                                    : 0;
+  const int m = machines == nullptr                         ? 1
+                : machines->value && machines->value->known ? integer(machines->value->text())
+                                                            : 0;
+  return accelerate.find("multi_gpu") == nullptr && p > 0 && m > 0 && p <= m;
+}
+
+// A launcher on the launch line that starts its own workers (or may: an
+// accelerate launch whose counts are not known).
+bool may_spawn(const Launch* l)
+{
+  if (l == nullptr) {
+    return false;
+  }
+  return std::any_of(l->stages.begin(), l->stages.end(), [](const LaunchStage& s) {
+    return s.tool == "torchrun" || s.tool == "deepspeed" || (s.tool == "accelerate" && !runs_in_place(s));
+  });
+}
+
+// The variables a spawning launcher sets for every worker it starts, over
+// what it inherited: torch elastic's agent, which torchrun, python -m
+// torch.distributed.run and accelerate launch run (pytorch/pytorch
+// torch/distributed/elastic/agent/server/local_elastic_agent.py,
+// _start_workers: LOCAL_RANK, RANK, GROUP_RANK, ROLE_RANK, LOCAL_WORLD_SIZE,
+// WORLD_SIZE …), and DeepSpeed's per-node launcher (deepspeedai/DeepSpeed
+// deepspeed/launcher/launch.py: RANK, LOCAL_RANK, WORLD_SIZE). NODE_RANK
+// none of them reads (torchrun's --node-rank default comes from
+// PET_NODE_RANK, torch/distributed/argparse_util.py), and their workers get
+// their node's rank as GROUP_RANK.
+bool launcher_sets(const std::string& name)
+{
+  return name == "RANK" || name == "LOCAL_RANK" || name == "NODE_RANK" || name == "GROUP_RANK" || name == "ROLE_RANK"
+         || name == "WORLD_SIZE" || name == "LOCAL_WORLD_SIZE";
+}
+
+// Batch-shell expansions of per-task variables that reach tasks: in a srun or
+// mpirun launch line, through a variable that launch line expands, or through
+// an exported variable (every task inherits the batch host's value), except
+// an exported rank a spawning launcher sets again for its workers.
+void per_task_variables(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const bool remote = l != nullptr && (l->has("srun") || l->has("mpirun"));
+  std::set<std::string> expanded;
+  if (remote) {
+    for (const auto& w : c.model.commands[static_cast<std::size_t>(l->command)].words) {
+      expanded.insert(w.expanded.begin(), w.expanded.end());
+    }
+  }
+  const int launch_begin = remote ? c.model.commands[static_cast<std::size_t>(l->command)].begin : -1;
+  const bool spawning = remote && may_spawn(l);
+  for (const auto& use : c.model.uses) {
+    if (!use.batch_shell || !per_task(use.name)) {
+      continue;
+    }
+    bool relevant = remote && use.command == l->command;
+    for (const auto& a : c.model.assignments) {
+      if (a.command != use.command || a.prefix) {
+        continue;
+      }
+      const bool through_launch = remote && a.offset < launch_begin && expanded.count(a.name) != 0;
+      const bool reset_by_launcher = spawning && launcher_sets(a.name);
+      if (through_launch || (a.exported && !reset_by_launcher)) {
+        relevant = true;
+      }
+    }
+    const auto severity = per_task_severity(c.job, use.name);
+    if (!relevant || !severity || harmless_node_rank(c, use)) {
+      continue;
+    }
+    c.add(*severity, "audit.per_task_variable",
+          fmt::format("${} is expanded by the batch shell, once, on the first node: every task gets that node's "
+                      "value ({} there), not its own",
+                      use.name,
+                      use.name == "SLURM_PROCID" || use.name == "SLURM_LOCALID" || use.name == "SLURM_NODEID"
+                        ? "0"
+                        : "one value"),
+          fmt::format("escape it (\\${}) inside a single-quoted `bash -c '…'` so each task expands it, or let the "
+                      "launcher derive ranks (torchrun --node_rank from the rendezvous)",
+                      use.name),
+          use.offset);
+  }
+}
+
+// A word before the launch's program that cannot be read and is no
+// option's value (`$EXTRA_ARGS`, not the `$MASTER_ADDR` of
+// --main_process_ip), or a program word that cannot be read (`$EXTRA_ARGS
+// train.py` reads the expansion as the program): it may hold any option.
+bool unread_launcher_words(const FindingContext& c, const Launch& l)
+{
+  if (!l.program || !l.program->known) {
+    return true;
+  }
+  std::set<int> values;
+  for (const auto& stage : l.stages) {
+    for (const auto& o : stage.options) {
+      if (o.value && o.name != "?") {  // "?": a word the launch reader could not place
+        values.insert(o.value->offset);
+      }
+    }
+  }
+  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
+  const int program_at = l.program ? l.program->offset : command.end;
+  return std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
+    return w.offset >= 0 && w.offset < program_at && !w.known && values.count(w.offset) == 0;
+  });
+}
+
+// `srun accelerate launch --num_machines 2 …` with no --machine_rank: every
+// node's launcher takes the same machine rank, accelerate's default 0 (or the
+// one value of a config file all nodes share), and hands it to torchrun as
+// --node_rank under accelerate's default static rendezvous (accelerate docs,
+// "multi_node_multi_gpu": machine_rank 0 on the first machine, 1 on the
+// second, rdzv_backend static): two nodes claim rank 0 and the job never
+// starts. Left alone: a --config_file (it may set the backend), a dynamic
+// --rdzv_backend, unknown words before the program, one node.
+void accelerate_machine_rank(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* srun = l != nullptr ? l->stage("srun") : nullptr;
+  const LaunchStage* accelerate = l != nullptr ? l->stage("accelerate") : nullptr;
+  if (srun == nullptr || accelerate == nullptr || srun->offset > accelerate->offset || runs_in_place(*accelerate)) {
+    return;
+  }
+  const LaunchOption* machines = accelerate->find("num_machines");
+  const int count = machines != nullptr && machines->value && machines->value->known ? integer(machines->value->text())
+                                                                                     : 0;
+  const int nodes = srun_step_nodes(c, srun);
+  if (count <= 1 || nodes <= 1 || accelerate->find("machine_rank") != nullptr
+      || accelerate->find("config_file") != nullptr || unread_launcher_words(c, *l)) {
+    return;
+  }
+  if (const auto backend = rendezvous_backend(l); backend && *backend != "static") {
+    return;
+  }
+  c.add(Severity::error, "audit.accelerate_machine_rank",
+        fmt::format("accelerate launch --num_machines {} runs on each of {} nodes with no --machine_rank: every node "
+                    "takes machine rank 0 (accelerate's default) and passes it to torchrun's static rendezvous, so "
+                    "the nodes all claim rank 0 and the job never starts",
+                    count, nodes),
+        "pass --machine_rank \\$SLURM_NODEID inside a single-quoted `bash -c '…'` (each task expands it), or "
+        "--rdzv_backend c10d so the rendezvous assigns the ranks",
+        accelerate->offset);
+}
+
+}  // namespace
+
+void rank_findings(FindingContext& c)
+{
+  per_task_variables(c);
+  accelerate_machine_rank(c);
+}
+
+}  // namespace lg::audit::detail
