@@ -37,6 +37,7 @@ private:
   // exported ones a task's shell inherits.
   SubScript run_sub(const Word& text, bool batch_expanded);
   std::optional<Launch> eval_launch(const std::vector<Word>& words, const SubScriptFn& hook);
+  bool read_heredoc(const RawCommand& raw, std::size_t from, int command);
   void record_builtin_prefix(const std::vector<Assignment>& prefix, const std::string& name);
   void record_heredoc_uses(const Text& body, int command);
 

@@ -157,6 +157,9 @@ void Evaluator::command(const RawCommand& raw)
     m_model.sources.push_back(raw.begin);
     return;
   }
+  if (name == "read" && raw.heredoc && read_heredoc(raw, idx + 1, ci)) {
+    return;
+  }
   std::vector<Word> words = expand_all(raw, idx, ci);
   record_builtin_prefix(prefix, name);
   // Only a condition that ends at `; then` or a line end is one test
@@ -230,6 +233,93 @@ std::optional<Launch> Evaluator::eval_launch(const std::vector<Word>& words, con
     launch->env.insert(launch->env.begin(), sub.env.begin(), sub.env.end());
   }
   return launch;
+}
+
+// `read -r -d '' NAME <<EOF … EOF`: with an empty delimiter read takes the
+// whole body into NAME (bash(1), SHELL BUILTIN COMMANDS, read: "-d delim
+// … continue until the first character of delim is read", and '' is NUL, which
+// a heredoc does not hold), so NAME holds a command text that `bash -c
+// "$NAME"` or `eval "$NAME"` runs later. An unquoted delimiter's body is
+// expanded first (bash(1), "Here Documents"): it is read as a double-quoted
+// string whose backslashes quote only `$`, `` ` ``, `\` and the newline; a
+// quoted one's is the text as written. Any other read (a delimiter, several
+// names) is not followed. True when NAME was assigned.
+bool Evaluator::read_heredoc(const RawCommand& raw, std::size_t from, int command)
+{
+  bool whole = false;
+  const RawWord* name = nullptr;
+  for (std::size_t i = from; i < raw.words.size(); ++i) {
+    const std::string w = plain_word(raw.words[i]);
+    if (w == "-d" || w == "-rd") {
+      const bool empty =
+        i + 1 < raw.words.size()
+        && std::all_of(raw.words[i + 1].parts.begin(), raw.words[i + 1].parts.end(),
+                       [](const Part& p) { return p.kind == PartKind::literal && p.text.text.empty(); });
+      if (!empty) {
+        return false;  // a delimiter other than '' reads one piece only
+      }
+      whole = true;
+      ++i;
+    } else if (w == "-r") {
+      continue;
+    } else if (w.starts_with("-") || name != nullptr || w.empty() || !name_start(w[0])) {
+      return false;
+    } else {
+      name = &raw.words[i];
+    }
+  }
+  if (!whole || name == nullptr) {
+    return false;
+  }
+  const Text& body = *raw.heredoc;
+  Text source;
+  const std::string assign = plain_word(*name) + "=";
+  for (char c : assign) {
+    source.append(c, -1);
+  }
+  const char quote = raw.heredoc_quoted ? '\'' : '"';
+  source.append(quote, -1);
+  for (std::size_t i = 0; i < body.text.size(); ++i) {
+    const char c = body.text[i];
+    const int at = body.offsets[i];
+    if (raw.heredoc_quoted) {
+      if (c == '\'') {
+        for (char q : std::string("'\\''")) {
+          source.append(q, -1);  // close, an escaped quote, reopen
+        }
+      } else {
+        source.append(c, at);
+      }
+    } else if (c == '\\' && i + 1 < body.text.size() && body.text[i + 1] == '"') {
+      source.append('\\', -1);  // a heredoc's \" is two characters
+      source.append('\\', at);
+      source.append('\\', -1);
+      source.append('"', body.offsets[i + 1]);
+      ++i;
+    } else if (c == '\\' && i + 1 < body.text.size()) {
+      source.append(c, at);  // \$ \` \\ \newline quote as in "…"; any other \ stays
+      source.append(body.text[i + 1], body.offsets[i + 1]);
+      ++i;
+    } else if (c == '"') {
+      source.append('\\', -1);
+      source.append(c, at);
+    } else {
+      source.append(c, at);
+    }
+  }
+  source.append(quote, -1);
+  const LexResult lexed = lex(source, 1);
+  if (lexed.commands.size() != 1 || lexed.commands.front().words.size() != 1) {
+    return false;
+  }
+  Assignment a = make_assignment(lexed.commands.front().words.front(), command);
+  a.offset = name->begin;
+  a.value_offset = body.first_offset();
+  if (!a.value.empty()) {
+    a.value.front().offset = a.value_offset;
+  }
+  apply(std::move(a), false);
+  return true;
 }
 
 // The body of an unquoted heredoc (`cat > env.sh <<EOF`) goes through
