@@ -132,12 +132,19 @@ void single_host_launch(FindingContext& c)
     if (n > 0) {
       minimum = n;
     }
+  } else if (nnodes == nullptr && launcher->find("config_file") == nullptr && !opaque_launcher_words(c, *l)
+             && std::none_of(c.model.assignments.begin(), c.model.assignments.end(),
+                             [](const Assignment& a) { return a.name == "PET_NNODES"; })) {
+    // Not given: torchrun's default is --nnodes=1:1 (torch/distributed/run.py),
+    // accelerate's --num_machines 1: a one-node job, the others idle.
+    minimum = 1;
   }
   const bool one = minimum == 1;
   c.add(one ? Severity::warning : Severity::error, "audit.single_host_launch",
-        fmt::format("#SBATCH --nodes={} but {} runs without srun: the batch script runs on the first node only, so "
+        fmt::format("{}{} but {} runs without srun: the batch script runs on the first node only, so "
                     "{}",
-                    c.job.nodes, outer == "torchrun" ? "torchrun" : "accelerate launch",
+                    c.job.flux_nodes ? "#FLUX: -N " : "#SBATCH --nodes=", c.job.nodes,
+                    outer == "torchrun" ? "torchrun" : "accelerate launch",
                     one ? (c.job.nodes == 2 ? std::string("the other node stays idle")
                                             : fmt::format("the other {} nodes stay idle", c.job.nodes - 1))
                         : fmt::format("{} and the rendezvous waiting for {} nodes never completes (the job hangs "

@@ -2,9 +2,12 @@
 #include "audit/job_from_script.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace lg::audit {
 
@@ -72,6 +75,60 @@ int step_component(const Launch& launch, const ScriptModel& model)
   }
   const int n = integer(v);
   return n > 0 && n < model.components ? n : -1;
+}
+
+// A count from Flux's submission directives, read where no #SBATCH line
+// gives it: a line of non-alphanumeric characters followed by the tag
+// `FLUX:` or `flux:`, the directives grouped before the script's first other
+// line (flux-core doc/man1/common/submit-submission-directives.rst, RFC 36).
+// `names` are the option's spellings (`-N`, `--nodes`); `-N2`, `-N 2`,
+// `--nodes=2` and a converter's `-N=2` are read. 0: none, or not a count.
+int flux_count(const ScriptModel& model, std::initializer_list<std::string_view> names)
+{
+  const std::string& t = model.text;
+  for (std::size_t l = 0; l < model.line_starts.size(); ++l) {
+    const auto begin = static_cast<std::size_t>(model.line_starts[l]);
+    if (model.first_command_offset >= 0 && static_cast<int>(begin) >= model.first_command_offset) {
+      break;
+    }
+    const auto eol = t.find('\n', begin);
+    const std::string line = t.substr(begin, eol == std::string::npos ? std::string::npos : eol - begin);
+    std::size_t tag = 0;
+    while (tag < line.size() && std::isalnum(static_cast<unsigned char>(line[tag])) == 0 && line[tag] != ' ') {
+      ++tag;
+    }
+    while (tag < line.size() && line[tag] == ' ') {
+      ++tag;
+    }
+    if (tag == 0 || (line.compare(tag, 5, "FLUX:") != 0 && line.compare(tag, 5, "flux:") != 0)) {
+      continue;
+    }
+    std::vector<std::string> words;
+    std::string word;
+    for (char c : line.substr(tag + 5) + " ") {
+      if (c == ' ' || c == '\t') {
+        if (!word.empty()) {
+          words.push_back(word);
+        }
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      for (const std::string_view name : names) {
+        if (words[i] == name && i + 1 < words.size()) {
+          return integer(words[i + 1]);
+        }
+        if (words[i].starts_with(name) && words[i].size() > name.size()
+            && (words[i][name.size()] == '=' || !name.starts_with("--"))) {
+          const std::string value = words[i].substr(name.size());
+          return integer(value.starts_with("=") ? value.substr(1) : value);
+        }
+      }
+    }
+  }
+  return 0;
 }
 
 } // namespace
@@ -153,6 +210,10 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
   if (const Directive* w = model.directive("nodelist", k); job.nodes == 0 && w != nullptr) {
     job.nodes = hostlist_count(w->value);
   }
+  if (job.nodes == 0 && model.directive("nodes", k) == nullptr && model.directive("nodelist", k) == nullptr) {
+    job.nodes = flux_count(model, {"-N", "--nodes"});
+    job.flux_nodes = job.nodes > 0;
+  }
   // With both --gres=gpu:N and --gpus-per-node=M the local Slurm 22.05
   // allocates N (the job's TRES show gres/gpu=N, in either order).
   const Directive* g = model.directive("gres", k);
@@ -164,6 +225,8 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
     job.gpus_per_node = gpu_count(g->value);
   } else if (const int total = directive_int(model, "gpus", k); total > 0 && job.nodes > 0 && total % job.nodes == 0) {
     job.gpus_per_node = total / job.nodes;
+  } else if (model.directives.empty()) {
+    job.gpus_per_node = flux_count(model, {"--gpus-per-node"});
   }
   const LaunchStage* srun = job.launch == nullptr ? nullptr : job.launch->stage("srun");
   const int srun_nodes = option_int(srun, "nodes", option_int(srun, "N", job.nodes));

@@ -37,6 +37,7 @@ struct ScriptJob
   // script's own); -1 when not one known component (--het-group=0,2, `:`).
   int component = 0;
   int nodes = 0;                   // allocation nodes from the directives (0 = unknown)
+  bool flux_nodes = false;         // read from a Flux `#FLUX: -N` directive (no #SBATCH count)
   int gpus_per_node = 0;           // GPUs per node from the directives (0 = unknown)
   int tasks_per_node = 0;          // srun tasks per node (0 = unknown)
   int world = 0;                   // training processes (0 = unknown)
