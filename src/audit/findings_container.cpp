@@ -3,6 +3,7 @@
 #include "audit/findings.hpp"
 
 #include "env/policy.hpp"
+#include "util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -59,19 +60,6 @@ void container_env(FindingContext& c)
   }
 }
 
-std::vector<std::string> split_on(const std::string& text, char separator)
-{
-  std::vector<std::string> parts{std::string()};
-  for (char ch : text) {
-    if (ch == separator) {
-      parts.emplace_back();
-    } else {
-      parts.back() += ch;
-    }
-  }
-  return parts;
-}
-
 // The --container-mounts values of one srun line, with their offsets: the
 // option as srun's grammar read it, or a word spelled `--container-mounts=…`
 // before the program (an option that came out of `$MOUNTS`).
@@ -106,11 +94,11 @@ void container_mounts(FindingContext& c)
 {
   for (const auto& l : c.model.launches) {
     for (const auto& [value, offset] : mount_values(c.model, l)) {
-      for (const auto& entry : split_on(value, ',')) {
+      for (const auto& entry : lg::split(value, ',')) {
         if (entry.find_first_of("$`") != std::string::npos) {
           continue;
         }
-        const auto fields = split_on(entry, ':');
+        const auto fields = lg::split(entry, ':');
         if (fields.size() < 3) {
           continue;
         }

@@ -1,6 +1,8 @@
 // Nodes, GPUs, tasks and the training world size of a script (job_from_script.hpp).
 #include "audit/job_from_script.hpp"
 
+#include "util/strings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -103,18 +105,10 @@ int flux_count(const ScriptModel& model, std::initializer_list<std::string_view>
     if (tag == 0 || (line.compare(tag, 5, "FLUX:") != 0 && line.compare(tag, 5, "flux:") != 0)) {
       continue;
     }
-    std::vector<std::string> words;
-    std::string word;
-    for (char c : line.substr(tag + 5) + " ") {
-      if (c == ' ' || c == '\t') {
-        if (!word.empty()) {
-          words.push_back(word);
-        }
-        word.clear();
-      } else {
-        word += c;
-      }
-    }
+    std::string rest = line.substr(tag + 5);
+    std::replace(rest.begin(), rest.end(), '\t', ' ');
+    std::vector<std::string> words = lg::split(rest, ' ');
+    std::erase(words, std::string());
     for (std::size_t i = 0; i < words.size(); ++i) {
       for (const std::string_view name : names) {
         if (words[i] == name && i + 1 < words.size()) {
