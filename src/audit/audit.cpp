@@ -151,12 +151,50 @@ std::string foreign_interpreter(const std::string& text)
   return foreign ? program : "";
 }
 
+// csh/tcsh `setenv NAME VALUE` ("Sets the value of environment variable
+// name to value", tcsh(1), Builtin commands) is the length of bash's `export
+// NAME=VALUE`: each such line with one blank after the name is read as that
+// export, at the same offsets, so the launch's environment holds it. Other
+// lines are left as they are.
+std::string csh_exports(std::string text)
+{
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const auto eol = std::min(text.find('\n', at), text.size());
+    const auto first = text.find_first_not_of(" \t", at);
+    if (first != std::string::npos && first < eol && text.compare(first, 7, "setenv ") == 0) {
+      const auto name = first + 7;
+      const auto blank = text.find(' ', name);
+      const bool one_blank = blank != std::string::npos && blank > name && blank + 1 < eol && text[blank + 1] != ' '
+                             && text[blank + 1] != '\t';
+      if (one_blank && text.find('\t', name) >= blank) {
+        text.replace(first, 6, "export");
+        text[blank] = '=';
+      }
+    }
+    at = eol + 1;
+  }
+  return text;
+}
+
+bool csh_family(const std::string& program)
+{
+  return program == "csh" || program == "tcsh";
+}
+
 // With a foreign interpreter only the #SBATCH lines mean what audit reads:
 // the directive rules, and placeholders and --output directories on an
 // #SBATCH line.
-bool kept_for_foreign_interpreter(const AuditFinding& f, const ScriptModel& model)
+bool kept_for_foreign_interpreter(const AuditFinding& f, const ScriptModel& model, bool csh)
 {
   const std::string& rule = f.diagnostic.rule;
+  const int at_line = f.diagnostic.where ? f.diagnostic.where->line : 0;
+  if (csh && rule == "env.debug_setting" && at_line > 0) {
+    // A debugging switch a csh `setenv` line sets (read as an export).
+    const auto begin = static_cast<std::size_t>(model.line_begin(at_line));
+    const auto first = model.text.find_first_not_of(" \t", begin);
+    return first != std::string::npos && model.text.compare(first, 7, "export ") == 0;
+  }
   if (rule.starts_with("audit.directive_") || rule == "audit.crlf" || rule == "audit.shebang_argument") {
     return true;
   }
@@ -172,7 +210,8 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
 {
   ReadOptions read;
   read.template_mode = options.template_mode;
-  const ScriptModel model = read_script(text, read);
+  const std::string foreign = foreign_interpreter(text);
+  const ScriptModel model = read_script(csh_family(foreign) ? csh_exports(text) : text, read);
   const ScriptJob job = job_from_script(model, options.gpu, path);
   AuditResult result;
   result.path = path;
@@ -184,13 +223,13 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::step_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
-  const std::string foreign = foreign_interpreter(text);
   if (!foreign.empty()) {
-    std::erase_if(result.findings, [&](const AuditFinding& f) { return !kept_for_foreign_interpreter(f, model); });
+    std::erase_if(result.findings,
+                  [&](const AuditFinding& f) { return !kept_for_foreign_interpreter(f, model, csh_family(foreign)); });
     context.add(Severity::advice, "audit.foreign_shell",
                 fmt::format("the first line runs this script with {}, not a Bourne shell: audit reads bash, so only "
-                            "its #SBATCH lines were judged (not its launch line, environment or syntax)",
-                            foreign),
+                            "its #SBATCH lines{} were judged (not its launch line, environment or syntax)",
+                            foreign, csh_family(foreign) ? " and the debugging switches its setenv lines set" : ""),
                 "check the launch by hand, or audit a bash version of it", 0);
   }
   if (options.parse_error && !options.template_mode && foreign.empty()) {
