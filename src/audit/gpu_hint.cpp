@@ -15,6 +15,8 @@
 #include "audit/job_from_script.hpp"
 #include "audit/script_reader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -263,16 +265,25 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
   // `--gres=gpu:p6000:2`: a GPU type no preset matches is still the
   // script's GPU (Slurm gres.conf names the type); say it, never assume an
   // H100 in its place. Types that are counts or placeholders say nothing.
-  if (const Directive* gres = model.directive("gres"); gres != nullptr && gres->has_value) {
-    const std::string value = lower(gres->value);
-    if (value.starts_with("gpu:")) {
-      const auto colon = value.find(':', 4);
-      const std::string type = value.substr(4, colon == std::string::npos ? std::string::npos : colon - 4);
-      const bool word = !type.empty() && std::isalpha(static_cast<unsigned char>(type.front())) != 0
-                        && type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-.") == std::string::npos;
-      if (word && colon != std::string::npos && !detail::placeholder(gres->value, false)) {
-        return GpuHint{type, "#SBATCH --gres=" + gres->value, ""};
-      }
+  // The same for `--gpus-per-node=a40:4` (and --gpus, --gpus-per-task):
+  // "[type:]number" (sbatch(1)).
+  for (const char* name : {"gres", "gpus-per-node", "gpus", "gpus-per-task"}) {
+    const Directive* d = model.directive(name);
+    if (d == nullptr || !d->has_value) {
+      continue;
+    }
+    const std::string value = lower(d->value);
+    const bool gres = std::string_view(name) == "gres";
+    if (gres && !value.starts_with("gpu:")) {
+      continue;
+    }
+    const std::size_t from = gres ? 4 : 0;
+    const auto colon = value.find(':', from);
+    const std::string type = value.substr(from, colon == std::string::npos ? std::string::npos : colon - from);
+    const bool word = !type.empty() && std::isalpha(static_cast<unsigned char>(type.front())) != 0
+                      && type.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_-.") == std::string::npos;
+    if (word && colon != std::string::npos && !detail::placeholder(d->value, false)) {
+      return GpuHint{type, fmt::format("#SBATCH --{}={}", name, d->value), ""};
     }
   }
   // The text (comments, echo lines) names exactly one GPU family: "The

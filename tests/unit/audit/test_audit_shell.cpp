@@ -233,6 +233,14 @@ TEST_CASE("a GPU type in --gres that no preset matches is the script's GPU, not 
   CHECK_FALSE(gpu_of("#SBATCH --gres=gpu:p6000\n"));
   // A type a preset matches keeps its preset.
   CHECK(gpu_of("#SBATCH --gres=gpu:h100:8\n")->preset == "h100-80gb");
+  // --gpus-per-node=[type:]number (sbatch(1)): round 17's Alvis job
+  // (bench/audit/corpus.md) asked for --gpus-per-node=A40:4 and was noted
+  // as an assumed H100 with no GPU named.
+  const auto a40 = gpu_of("#SBATCH --gpus-per-node=A40:4\n");
+  REQUIRE(a40.has_value());
+  CHECK(a40->preset == "a40");
+  CHECK(a40->evidence == "#SBATCH --gpus-per-node=A40:4");
+  CHECK_FALSE(gpu_of("#SBATCH --gpus-per-node=4\n"));
 }
 
 TEST_CASE("an A100 with no memory size and AMD GPUs: no preset fits, and the hint says why")
