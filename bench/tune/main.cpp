@@ -31,6 +31,16 @@ using lg::bench::Row;
 // (for studying the ranking offline).
 std::ofstream* g_dump = nullptr;
 
+// --headroom X: tune's headroom (a fraction of capacity) for every search.
+double g_headroom = lg::tune::k_default_headroom;
+
+// A candidate of a --borderline search that tune's default search (at
+// g_headroom) keeps too: the band's upper edge within the headroom.
+bool within_headroom(const lg::tune::Candidate& c, const lg::tune::Result& result)
+{
+  return c.band_bytes <= (1 - g_headroom) * result.capacity_bytes;
+}
+
 bool calibration_release(const std::string& release)
 {
   return release == "25.09" || release == "25.11";
@@ -263,6 +273,7 @@ std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, boo
   request.base = published;
   request.free = lg::tune::free_dimensions(published, {"all"}, true);
   request.borderline = borderline;
+  request.headroom = g_headroom;
   // CPU time of this process (one thread): the figure the speed target is about, and
   // one that a shared, loaded machine does not inflate.
   const std::clock_t start = std::clock();
@@ -301,7 +312,7 @@ std::pair<Ranked, Ranked> rank_layouts(const lg::config::JobSpec& published, boo
   }
   std::vector<lg::tune::Candidate> fits;
   for (const auto& c : result.candidates) {
-    if (c.verdict == lg::estimate::Verdict::fits) {
+    if (within_headroom(c, result)) {
       fits.push_back(c);
     }
   }
@@ -368,7 +379,10 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
     const auto findings = lg::rules::check(p.spec, est);
     const bool fits = est.verdict == lg::estimate::Verdict::fits || est.verdict == lg::estimate::Verdict::borderline;
     const bool ok = fits && !has_errors(findings);
-    fits_outright[&p] = ok && est.verdict == lg::estimate::Verdict::fits;
+    // Within tune's headroom (what its default search keeps).
+    fits_outright[&p] = ok
+                        && static_cast<double>(est.peak_bytes + est.band_bytes)
+                             <= (1 - g_headroom) * static_cast<double>(est.capacity_bytes);
     for (const std::string& g : groups_of(p)) {
       ++tally[g].layouts;
       tally[g].clean += ok ? 1 : 0;
@@ -499,7 +513,7 @@ void classify(const std::vector<Predicted>& rows)
     const auto result = lg::tune::search(request);
     std::vector<lg::tune::Candidate> fits;
     for (const auto& c : result.candidates) {
-      if (c.verdict == lg::estimate::Verdict::fits) {
+      if (within_headroom(c, result)) {
         fits.push_back(c);
       }
     }
@@ -634,6 +648,9 @@ int main(int argc, char** argv)
   for (int i = 3; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--only") {
       only = argv[i + 1];
+    }
+    if (std::string(argv[i]) == "--headroom") {
+      g_headroom = std::stod(argv[i + 1]);
     }
   }
   for (const Row& row : lg::bench::read_rows(doc)) {

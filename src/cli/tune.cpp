@@ -216,20 +216,21 @@ std::vector<std::string> caveats_of(const config::JobSpec& spec)
   return throughput::coverage_caveats(spec, throughput::system_rates(spec.cluster.gpu_info));
 }
 
-void print_text(const GlobalOptions& global, const config::JobSpec& spec, const tune::Result& result,
-                std::size_t top)
+void print_text(const GlobalOptions& global, const config::JobSpec& spec, const tune::Request& request,
+                const tune::Result& result, std::size_t top)
 {
   fmt::print("{}: {} on {} x {}, seq {}, GBS {}, {}\n", spec.name,
              spec.model.preset.empty() ? "model" : spec.model.preset, config::world_size(spec),
              spec.cluster.gpu_info.display_name, spec.model.seq_length, spec.training.global_batch_size,
              config::to_string(spec.training.precision));
-  fmt::print("searched {} layouts: {} pruned by rules, {} pruned by memory (peak + band above 90% of {}), "
+  const double kept_percent = 100 * (1 - request.headroom);
+  fmt::print("searched {} layouts: {} pruned by rules, {} pruned by memory (peak + band above {:.0f}% of {}), "
              "{} candidates\n\n",
-             result.searched, result.pruned_by_rules, result.pruned_by_memory, format_bytes(result.capacity_bytes),
-             result.candidates.size());
+             result.searched, result.pruned_by_rules, result.pruned_by_memory, kept_percent,
+             format_bytes(result.capacity_bytes), result.candidates.size());
   if (result.borderline > 0) {
-    fmt::print("{} of the candidates are borderline in memory (--borderline): the band straddles the 90% "
-               "headroom\n\n",
+    fmt::print("{} of the candidates are borderline in memory (flagged): the band's upper edge is above the 90% "
+               "that check's verdict allows\n\n",
                result.borderline);
   }
   if (result.candidates.empty()) {
@@ -266,9 +267,9 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
       shown = speed;
     }
   }
-  fmt::print("\npredicted rates: model in docs/tune.md; peaks from the memory estimate (verdict fits = at most "
-             "90% of capacity); predictions within {:.0f}% of each other are ties, ranked simpler layout first\n",
-             100 * tune::k_resolution);
+  fmt::print("\npredicted rates: model in docs/tune.md; peaks from the memory estimate (peak + band at most "
+             "{:.0f}% of capacity); predictions within {:.0f}% of each other are ties, ranked simpler layout first\n",
+             kept_percent, 100 * tune::k_resolution);
   for (const auto& caveat : caveats_of(spec)) {
     fmt::print("  not calibrated: {}\n", caveat);
   }
@@ -294,7 +295,9 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
     ("write-job", po::value<std::string>(), "write the chosen layout as a job file")
     ("pick", po::value<int>()->default_value(1), "rank written by --write-job")
     ("force", "overwrite the --write-job file if it exists")
-    ("borderline", "also rank layouts judged borderline in memory (flagged; they may not fit)");
+    ("borderline", "also rank layouts judged borderline in memory (flagged; they may not fit)")
+    ("headroom", po::value<double>(), "percent of the GPU's memory the band's upper edge must leave free "
+                                      "(default 10, check's verdict rule; 0 to 50)");
   const ParsedArgs parsed = parse_args("tune", options, args);
   const auto& v = parsed.vars;
   // The model: a job file, --model, or --hf-config without a job file or a
@@ -326,6 +329,16 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
   request.expandable_segments = preflight::expandable_segments_on(spec);
   request.base = spec;
   request.borderline = v.count("borderline") != 0;
+  if (v.count("headroom") != 0) {
+    const double percent = v["headroom"].as<double>();
+    if (!(percent >= 0 && percent <= 50)) {
+      UsageError error("tune: --headroom {} is outside 0 to 50 (percent of the GPU's memory)", percent);
+      error.hint = "--headroom 10 keeps what check's verdict keeps free; --headroom 0 lets the band's upper edge "
+                   "reach the capacity";
+      throw error;
+    }
+    request.headroom = percent / 100;
+  }
   const tune::Result result = tune::search(request);
   const int top = v["top"].as<int>();
   const int pick = v["pick"].as<int>();
@@ -371,11 +384,12 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                 {"pruned_by_memory", result.pruned_by_memory},
                 {"survivors", result.candidates.size()},
                 {"borderline", result.borderline},
+                {"headroom", request.headroom},
                 {"candidates", candidates},
                 {"pareto", pareto},
                 {"caveats", caveats_of(spec)}});
   } else {
-    print_text(global, spec, result, static_cast<std::size_t>(top));
+    print_text(global, spec, request, result, static_cast<std::size_t>(top));
     if (v.count("write-job") != 0) {
       fmt::print("\nwrote {} (rank {})\n", v["write-job"].as<std::string>(), pick);
     }

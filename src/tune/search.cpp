@@ -12,9 +12,6 @@
 namespace lg::tune {
 namespace {
 
-// The verdict rule's headroom (estimate.cpp): fits up to 90% of capacity.
-constexpr double k_fits_fraction = 0.90;
-
 std::vector<std::size_t> identity_order(std::size_t n)
 {
   std::vector<std::size_t> order(n);
@@ -212,7 +209,7 @@ Result search(const Request& request)
   result.keep.grad_reduce = base.locations.count("training.overlap_grad_reduce") != 0;
   result.keep.param_gather = base.locations.count("training.overlap_param_gather") != 0;
   result.capacity_bytes = static_cast<double>(base.cluster.gpu_info.capacity_bytes);
-  const double limit = k_fits_fraction * result.capacity_bytes;
+  const double limit = (1 - std::clamp(request.headroom, 0.0, 0.5)) * result.capacity_bytes;
 
   estimate::Options options;
   options.expandable_segments = request.expandable_segments;
@@ -259,7 +256,11 @@ Result search(const Request& request)
         const estimate::Estimate est = estimate::estimate(work, options);
         const double band = est.peak_bytes + est.band_bytes;  // the band's upper edge
         ++result.estimated;
-        const bool fits = est.verdict == estimate::Verdict::fits && band <= limit;
+        // Judged (not unknown, not oom) and the band's upper edge within the
+        // headroom; a smaller headroom than the verdict rule's keeps layouts
+        // the verdict calls borderline, which stay flagged by it.
+        const bool judged = est.verdict == estimate::Verdict::fits || est.verdict == estimate::Verdict::borderline;
+        const bool fits = judged && band <= limit;
         const bool kept_borderline = request.borderline && est.verdict == estimate::Verdict::borderline;
         if (!fits && !kept_borderline) {
           over_memory.insert(key_of(layout));
@@ -284,7 +285,7 @@ Result search(const Request& request)
           c.warnings += f.severity == Severity::warning ? 1 : 0;
         }
         c.throughput = throughput::predict(work);
-        result.borderline += fits ? 0 : 1;
+        result.borderline += est.verdict == estimate::Verdict::borderline ? 1 : 0;
         result.candidates.push_back(std::move(c));
         return true;
       });

@@ -22,6 +22,10 @@ namespace lg::tune {
 // (docs/tune.md, "Ranking"); a ranking finer than that is noise.
 constexpr double k_resolution = 0.06;
 
+// check's verdict rule keeps 10% of the capacity free at the band's upper
+// edge; tune keeps as much unless told otherwise.
+constexpr double k_default_headroom = 0.10;
+
 struct Request
 {
   config::JobSpec base;     // the job (or the spec built from --model/--gpu/…)
@@ -31,6 +35,10 @@ struct Request
   // headroom; tuned runs near capacity sit there), flagged by their verdict.
   // Off: only `fits` layouts survive (docs/tune.md, "Pruning").
   bool borderline = false;
+  // The share of the GPU's capacity the band's upper edge must leave free
+  // (tune --headroom). The default is the verdict rule's: `fits` = the upper
+  // edge within 90% of capacity (estimate.cpp).
+  double headroom = k_default_headroom;
 };
 
 struct Candidate

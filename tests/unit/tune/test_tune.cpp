@@ -133,6 +133,33 @@ TEST_CASE("--borderline also ranks the layouts judged borderline, flagged, and k
   CHECK(fits.borderline == 0);
 }
 
+TEST_CASE("--headroom: the band's upper edge within (1 - headroom) of capacity; 10% is check's verdict rule")
+{
+  tune::Request request = small_request();
+  const tune::Result verdict_rule = tune::search(request);
+  request.headroom = 0.10;
+  CHECK(tune::search(request).candidates.size() == verdict_rule.candidates.size());
+  request.headroom = 0.0;
+  const tune::Result none = tune::search(request);
+  CHECK(none.searched == verdict_rule.searched);
+  CHECK(none.candidates.size() > verdict_rule.candidates.size());
+  long borderline = 0;
+  for (const auto& c : none.candidates) {
+    CHECK(c.band_bytes <= none.capacity_bytes);
+    CHECK(c.verdict != estimate::Verdict::oom);
+    borderline += c.verdict == estimate::Verdict::borderline ? 1 : 0;
+  }
+  // What the smaller headroom adds is what check calls borderline, flagged so.
+  CHECK(borderline == none.borderline);
+  CHECK(borderline == static_cast<long>(none.candidates.size() - verdict_rule.candidates.size()));
+  request.headroom = 0.30;
+  const tune::Result wide = tune::search(request);
+  CHECK(wide.candidates.size() < verdict_rule.candidates.size());
+  for (const auto& c : wide.candidates) {
+    CHECK(c.band_bytes <= 0.70 * wide.capacity_bytes);
+  }
+}
+
 TEST_CASE("the Pareto front: no candidate is lighter and faster than one on it")
 {
   const tune::Result result = tune::search(small_request());
