@@ -7,6 +7,7 @@
 //        --dump: per problem, the best candidate of each distinct layout, as CSV)   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
+#include "recipes.hpp"
 #include "rows.hpp"
 #include "rules/rules.hpp"
 #include "throughput/systems.hpp"
@@ -75,6 +76,9 @@ struct Predicted
   lg::throughput::Throughput t;
   lg::throughput::Throughput searched;
   lg::config::JobSpec dispatched;  // `spec` with the recipe's dispatcher
+  // What the fit check judges: the published job as it ran, `dispatched`
+  // where the estimate models the dispatcher's buffers (DeepEP), else `spec`.
+  const lg::config::JobSpec* judged = nullptr;
 };
 
 // Bisection for the value of one rate that makes the median log error of
@@ -375,8 +379,8 @@ void tune_bench(const std::vector<Predicted>& rows, bool verbose, bool search)
   std::map<const Predicted*, bool> fits_outright;
   for (const auto& p : rows) {
     by_problem[split_of(p.row) + "|" + problem_of(p.row)].push_back(&p);
-    const auto est = lg::estimate::estimate(p.spec, {});
-    const auto findings = lg::rules::check(p.spec, est);
+    const auto est = lg::estimate::estimate(*p.judged, {});
+    const auto findings = lg::rules::check(*p.judged, est);
     const bool fits = est.verdict == lg::estimate::Verdict::fits || est.verdict == lg::estimate::Verdict::borderline;
     const bool ok = fits && !has_errors(findings);
     // Within tune's headroom (what its default search keeps).
@@ -666,6 +670,9 @@ int main(int argc, char** argv)
     p.searched = lg::throughput::predict(p.spec);
     p.error = p.t.tokens_per_sec_per_gpu / row.tokens - 1;
     rows.push_back(std::move(p));
+  }
+  for (auto& p : rows) {
+    p.judged = lg::bench::recipe_lines(p.row).dispatcher_modelled ? &p.dispatched : &p.spec;
   }
   std::ofstream dump;
   for (int i = 3; i + 1 < argc; ++i) {

@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <string_view>
+
 namespace lg::bench {
 
 namespace {
@@ -111,9 +113,9 @@ constexpr Recompute k_recipe_recompute[] = {
 
 // The flex token dispatcher (DeepEP / HybridEP) where the recipe with the row's layout sets it
 // and its EP group crosses NVLink domains (inside one domain it changes no modelled cost):
-// DeepSeek-V3 on B200 at PP 8 VPP 2 EP 32, perf_recipes/deepseek/b200/deepseek_v3.py:131-134,
+// DeepSeek-V3 on B200 at PP 8 VPP 2 EP 32, DeepEP, perf_recipes/deepseek/b200/deepseek_v3.py:131-134,
 // 141,147 (fp8mx; nvfp4 :183-190), with overlap_moe_expert_parallel_comm; Qwen3-30B-A3B on
-// 16 H100 at EP 16, perf_recipes/qwen/h100/qwen3_moe.py:85,90-91; DeepSeek-V3 on 1024 H100 at
+// 16 H100 at EP 16, HybridEP, perf_recipes/qwen/h100/qwen3_moe.py:85,90-91; DeepSeek-V3 on 1024 H100 at
 // TP 2 PP 8 VPP 4 EP 64 (the 25.09 rows), DeepEP with the 1F1B all-to-all overlap in the
 // release's own scripts: v0.1.0rc4 (6725f7049504c3bcf9a65c5aee40aa118bc7a869)
 // scripts/performance/run_script.py:56,62,73,82-83 and v0.2.0
@@ -125,12 +127,13 @@ struct Dispatcher
   const char* system;
   int pp, vpp, ep;
   bool overlap_ep;
+  const char* backend;  // moe_flex_dispatcher_backend
 };
 
 constexpr Dispatcher k_flex_dispatcher[] = {
-  {"deepseek-v3", "b200", 8, 2, 32, true},
-  {"qwen3-30b-a3b", "h100-80gb", 1, 0, 16, false},
-  {"deepseek-v3", "h100-80gb", 8, 4, 64, true},
+  {"deepseek-v3", "b200", 8, 2, 32, true, "deepep"},
+  {"qwen3-30b-a3b", "h100-80gb", 1, 0, 16, false, "hybridep"},
+  {"deepseek-v3", "h100-80gb", 8, 4, 64, true, "deepep"},
 };
 
 std::string recipe_recompute(const Row& row)
@@ -181,8 +184,10 @@ RecipeLines recipe_lines(const Row& row)
   out.training += recipe_recompute(row);
   for (const auto& d : k_flex_dispatcher) {
     if (row.model == d.model && row.system == d.system && row.pp == d.pp && row.vpp == d.vpp && row.ep == d.ep) {
-      out.moe += "token_dispatcher = \"flex\"\n";
+      out.moe += fmt::format("token_dispatcher = \"flex\"\nflex_backend = \"{}\"\n", d.backend);
       out.dispatcher_training += d.overlap_ep ? "overlap_moe_expert_parallel_comm = true\n" : "";
+      // The estimate models DeepEP's buffers (estimate/overheads.cpp), not HybridEP's.
+      out.dispatcher_modelled = std::string_view(d.backend) == "deepep";
     }
   }
   // Llama 3.1 405B (126 layers) and Qwen3-235B-A22B (94 layers) count the

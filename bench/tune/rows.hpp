@@ -35,9 +35,11 @@ std::vector<Row> read_rows(const nlohmann::json& doc);
 
 // The job text of a published layout under the Bridge performance recipes'
 // settings (SP with TP, TP/DP overlap, distributed optimizer, bf16 grads).
-// `dispatcher`: also the recipe's token dispatcher (recipes.hpp, `moe`), which
-// only the throughput model reads: the memory estimate does not model the flex
-// dispatcher's buffers and judges such a job `unknown`.
+// `dispatcher`: also the recipe's token dispatcher and its overlap
+// (recipes.hpp, `moe`), which the recipe sets for one layout of the problem:
+// the throughput prediction of the published row reads it, and the fit check
+// where the estimate models its buffers (DeepEP; HybridEP is `unknown`);
+// tune's search runs without it.
 std::string job_text(const Row& row, bool dispatcher = false);
 
 config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher = false);

@@ -61,6 +61,12 @@ std::vector<BridgeSetting> bridge_settings_from_job(const JobSpec& spec)
       put("model.moe_layer_freq", list(items));
     }
     put("model.moe_token_dispatcher_type", m.moe->token_dispatcher);
+    if (m.moe->token_dispatcher == "flex") {
+      put("model.moe_flex_dispatcher_backend", m.moe->flex_backend);
+      if (m.moe->deepep_num_sms > 0) {
+        put("model.moe_deepep_num_sms", std::to_string(m.moe->deepep_num_sms));
+      }
+    }
     put("model.moe_router_enable_expert_bias", b(m.moe->router_bias));
     put("model.moe_shared_expert_gate", b(m.moe->shared_expert_gate));
     put("model.moe_grouped_gemm", b(m.moe->grouped_gemm));

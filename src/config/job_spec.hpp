@@ -40,6 +40,12 @@ struct MoeSpec
   // `layer_freq = f` in the job file expands to i % f == 0.
   std::vector<int> layer_pattern;
   std::string token_dispatcher = "alltoall";  // alltoall | allgather | flex
+  // The flex dispatcher's backend (Megatron-LM TransformerConfig
+  // moe_flex_dispatcher_backend, default "deepep"): deepep | hybridep | ncclep.
+  std::string flex_backend = "deepep";
+  // DeepEP's SMs for its high-throughput kernels (moe_deepep_num_sms; 0 =
+  // DeepEP's own default, Buffer.num_sms = 20). It sizes DeepEP's buffers.
+  int deepep_num_sms = 0;
   bool router_bias = false;                   // expert bias (aux-loss-free)
   bool shared_expert_gate = false;
   // Experts as Transformer Engine grouped GEMMs (--moe-grouped-gemm; Bridge's

@@ -133,6 +133,12 @@ std::string job_to_toml(const JobSpec& spec, const std::string& comment)
     } else {
       o << "layer_freq = " << pattern_text(m.moe->layer_pattern) << "\n";
     }
+    if (m.moe->token_dispatcher == "flex") {
+      o << "flex_backend = " << quoted(m.moe->flex_backend) << "\n";
+      if (m.moe->deepep_num_sms > 0) {
+        o << "deepep_num_sms = " << m.moe->deepep_num_sms << "\n";
+      }
+    }
     o << "token_dispatcher = " << quoted(m.moe->token_dispatcher) << "\nrouter_bias = " << b(m.moe->router_bias)
       << "\nshared_expert_gate = " << b(m.moe->shared_expert_gate)
       << "\ngrouped_gemm = " << b(m.moe->grouped_gemm) << "\n";
@@ -266,6 +272,12 @@ std::vector<std::string> job_to_megatron_args(const JobSpec& spec, std::vector<s
       integer("moe-shared-expert-intermediate-size", m.moe->shared_expert_intermediate_size);
     }
     value("moe-token-dispatcher-type", m.moe->token_dispatcher);
+    if (m.moe->token_dispatcher == "flex") {
+      value("moe-flex-dispatcher-backend", m.moe->flex_backend);
+      if (m.moe->deepep_num_sms > 0) {
+        integer("moe-deepep-num-sms", m.moe->deepep_num_sms);
+      }
+    }
     if (m.moe->router_bias) {
       flag("moe-router-enable-expert-bias");
     }

@@ -70,7 +70,7 @@ constexpr std::array<NotModelledEntry, 39> k_not_modelled = {{
   {"training.cuda_graphs", false, "full-iteration CUDA graphs: the graph's private memory pool holds the whole step's activations at once"},
   {"training.optimizer", false, "its state per parameter"},
   {"training.frozen", false, "the estimate has no such module"},
-  {"model.moe.token_dispatcher", false, "flex (DeepEP/HybridEP) token dispatcher: its registered communication buffers"},
+  {"model.moe.flex_backend", false, "flex token dispatcher's HybridEP/NCCL EP backend: its registered communication buffers"},
 }};
 
 const NotModelledEntry* find_not_modelled_entry(std::string_view setting)
@@ -166,8 +166,11 @@ std::vector<NotModelled> not_modelled(const JobSpec& spec)
       from_field("training.frozen", fmt::format("frozen '{}': {}", part, *not_modelled_what("training.frozen")));
     }
   }
-  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex") {
-    from_field("model.moe.token_dispatcher", std::string(*not_modelled_what("model.moe.token_dispatcher")));
+  // DeepEP's buffers are modelled (estimate/overheads.cpp); the other
+  // backends' are not.
+  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex" && spec.model.moe->flex_backend != "deepep") {
+    from_field("model.moe.flex_backend", fmt::format("{} ({})", *not_modelled_what("model.moe.flex_backend"),
+                                                     spec.model.moe->flex_backend));
   }
   return out;
 }

@@ -52,6 +52,7 @@ struct StageTerms
         state(state_rates(spec)),
         gemm_workspaces(gemm_workspace_bytes(spec)),
         dispatcher_buffers(dispatcher_buffer_bytes(spec)),
+        deepep_buffers(deepep_buffer_bytes(spec)),
         deferred_wgrad(deferred_wgrad_bytes(spec, microbatches_per_step(spec))),
         logits(logits_bytes(spec))
   {
@@ -60,6 +61,7 @@ struct StageTerms
   StateRates state;
   double gemm_workspaces;
   double dispatcher_buffers;  // on a stage with an MoE layer
+  double deepep_buffers;      // on a stage with an MoE layer, outside the allocator
   double deferred_wgrad;      // on the stage with the output layer
   double logits;              // per depth (the output and each MTP module)
 };
@@ -90,9 +92,11 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   }
   add(stage, "gemm_workspaces", terms.gemm_workspaces);
   const LayerKinds& kinds = terms.layers.kinds();
-  if (const int kind = kinds.uniform_kind(layout.layers);
-      kind >= 0 ? kind == 1
-                : std::any_of(layout.layers.begin(), layout.layers.end(), [&](int l) { return kinds.moe(l); })) {
+  const int kind = kinds.uniform_kind(layout.layers);
+  const bool moe_stage = kind >= 0 ? kind == 1
+                                   : std::any_of(layout.layers.begin(), layout.layers.end(),
+                                                 [&](int l) { return kinds.moe(l); });
+  if (moe_stage) {
     add(stage, "dispatcher_buffers", terms.dispatcher_buffers);
   }
   // The loss and a layer's backward do not overlap: count the larger. Each
@@ -136,9 +140,14 @@ StageEstimate estimate_stage(const config::JobSpec& spec, const StageLayout& lay
   const DeviceOverheads o = device_overheads(spec, stage.allocated_peak_bytes, expandable);
   add(stage, "cuda_context", o.cuda_context);
   add(stage, "nccl_workspace", o.nccl_workspace);
+  double outside = o.total();
+  if (moe_stage) {
+    add(stage, "deepep_buffers", terms.deepep_buffers);
+    outside += terms.deepep_buffers;
+  }
   add(stage, "library_workspace", o.library_workspace);
   add(stage, "fragmentation", o.fragmentation);
-  stage.device_peak_bytes = saturate(stage.allocated_peak_bytes + saturate(o.total()));
+  stage.device_peak_bytes = saturate(stage.allocated_peak_bytes + saturate(outside));
   return stage;
 }
 

@@ -1,6 +1,8 @@
 #include "estimate/overheads.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 namespace lg::estimate {
 namespace {
@@ -41,6 +43,77 @@ double dispatcher_buffer_bytes(const config::JobSpec& spec)
   const double local = static_cast<double>(m.seq_length) * spec.training.micro_batch_size /
                        std::max(1, p.cp) / (p.sequence_parallel ? std::max(1, p.tp) : 1);
   return local * std::max(1, p.tp) * std::max(1, p.ep) * m.hidden_size * 2.0;
+}
+
+namespace {
+
+// One DeepEP Config: the NVLink chunk it receives per channel and peer, and
+// the RDMA chunks it sends and receives (deep_ep/buffers/legacy.py).
+struct DeepEpConfig
+{
+  int ranks;
+  int nvl_recv;
+  int rdma_send_dispatch;
+  int rdma_send_combine;
+  int rdma_recv;
+};
+
+// get_dispatch_config / get_combine_config: the NVLink receive chunk and the
+// RDMA receive chunk (128) are the same in both maps; the RDMA send chunk
+// differs, and the Config constructor aligns the receive chunk up to it.
+constexpr std::array<DeepEpConfig, 12> k_deepep_configs = {{
+  {2, 256, 6, 6, 128},    {4, 256, 6, 6, 128},    {8, 256, 6, 6, 128},    {16, 288, 20, 12, 128},
+  {24, 288, 8, 8, 128},   {32, 288, 8, 8, 128},   {48, 288, 8, 8, 128},   {64, 288, 8, 8, 128},
+  {96, 480, 12, 8, 128},  {128, 560, 12, 8, 128}, {144, 720, 12, 8, 128}, {160, 720, 12, 8, 128},
+}};
+
+double align_up(double value, double step)
+{
+  return std::ceil(value / step) * step;
+}
+
+} // namespace
+
+double deepep_buffer_bytes(const config::JobSpec& spec)
+{
+  const auto& m = spec.model;
+  if (!m.moe || m.moe->token_dispatcher != "flex" || m.moe->flex_backend != "deepep") {
+    return 0;
+  }
+  const int ranks = std::max(1, spec.parallelism.ep) * std::max(1, config::expert_tensor_parallel_size(spec));
+  if (ranks <= 1) {
+    return 0;
+  }
+  // A group size DeepEP has no config for fails its assert at the first
+  // dispatch; the next larger config (or the largest) stands in for it.
+  const DeepEpConfig* c = &k_deepep_configs.back();
+  for (const auto& candidate : k_deepep_configs) {
+    if (candidate.ranks >= ranks) {
+      c = &candidate;
+      break;
+    }
+  }
+  constexpr double max_nvl_peers = 8;  // LEGACY_NUM_MAX_NVL_PEERS
+  constexpr double max_topk = 128;     // kNumMaxTopK
+  constexpr double max_scales = 128;   // kNumMaxScales
+  constexpr double source_meta = 8;    // sizeof(SourceMeta): two ints
+  constexpr double topk_idx = 8;       // topk_idx_t: int64
+  const double sms = m.moe->deepep_num_sms > 0 ? m.moe->deepep_num_sms : 20;  // Buffer.num_sms
+  const double channels = std::floor(sms / 2);
+  const double hidden_bytes = m.hidden_size * 2.0;  // get_hidden_bytes: h x max(element size, 2)
+  const double per_token = hidden_bytes + source_meta + max_topk * (topk_idx + 4) + max_scales * 4;
+  const double n = ranks;
+  const double rdma_ranks = std::max(std::floor(n / max_nvl_peers), 1.0);
+  const double nvl_ranks = std::min(n, max_nvl_peers);
+  double nvl = channels * nvl_ranks * (2 * rdma_ranks + 3) * 4 + channels * nvl_ranks * c->nvl_recv * per_token;
+  nvl = align_up(nvl, 128);
+  double rdma = 0;
+  if (n > max_nvl_peers) {
+    const double recv = std::max(align_up(c->rdma_recv, c->rdma_send_dispatch), align_up(c->rdma_recv, c->rdma_send_combine));
+    rdma = channels * rdma_ranks * (max_nvl_peers * 2 + 2) * 2 * 4 + channels * rdma_ranks * recv * (per_token + 16) * 2;
+    rdma = align_up(rdma, 128);
+  }
+  return nvl + rdma;
 }
 
 int communicator_count(const config::JobSpec& spec)

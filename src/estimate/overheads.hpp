@@ -41,6 +41,16 @@ double gemm_workspace_bytes(const config::JobSpec& spec);
 // models, and when TP and EP are both 1 (no gather).
 double dispatcher_buffer_bytes(const config::JobSpec& spec);
 
+// Return DeepEP's communication buffers on one GPU under the flex dispatcher
+// with its deepep backend (0 otherwise): Megatron-LM
+// core/transformer/moe/fused_a2a.py get_buffer sizes one deep_ep.Buffer for
+// the expert TP x EP group by the larger of the dispatch and combine configs'
+// size hints (DeepEP deep_ep/buffers/legacy.py get_dispatch_config /
+// get_combine_config, csrc/legacy/config.hpp get_nvl_buffer_size_hint /
+// get_rdma_buffer_size_hint, hidden bytes = h x 2). Both are allocated outside
+// PyTorch's caching allocator (cudaMalloc for NVLink, NVSHMEM for RDMA).
+double deepep_buffer_bytes(const config::JobSpec& spec);
+
 // Fraction of the allocated peak reserved as fragmentation when expandable
 // segments are off (the caching allocator's split blocks and rounding).
 inline constexpr double k_fragmentation_fraction = 0.10;

@@ -113,11 +113,17 @@ TEST_CASE("bridge keys: MoE, MLA, offloading, FSDP, LoRA and env_vars land in th
                  "model.multi_latent_attention=true", "model.q_lora_rank=null", "model.cpu_offloading_num_layers=2",
                  "ddp.use_megatron_fsdp=true", "ddp.data_parallel_sharding_strategy=optim_grads", "peft=lora",
                  "peft.dim=8", "peft.sequence_parallel_input_regather=true", "env_vars.NCCL_DEBUG=INFO",
-                 "optimizer.optimizer_cpu_offload=true", "optimizer.optimizer_offload_fraction=0.5"}));
+                 "optimizer.optimizer_cpu_offload=true", "optimizer.optimizer_offload_fraction=0.5",
+                 "model.moe_token_dispatcher_type=flex", "model.moe_flex_dispatcher_backend=hybridep",
+                 "model.moe_enable_deepep=true", "model.moe_deepep_num_sms=16"}));
   REQUIRE(spec.model.moe.has_value());
   CHECK(spec.model.moe->num_experts == 64);
   CHECK(spec.model.moe->router_topk == 6);
   CHECK(spec.model.moe->layer_pattern == std::vector<int>{0, 1, 1});
+  // The deprecated moe_enable_deepep wins over the backend it follows
+  // (Megatron-LM TransformerConfig.__post_init__).
+  CHECK(spec.model.moe->flex_backend == "deepep");
+  CHECK(spec.model.moe->deepep_num_sms == 16);
   REQUIRE(spec.model.mla.has_value());
   CHECK(spec.model.mla->q_lora_rank == 0);
   CHECK(spec.training.cpu_offloading_layers == 2);
@@ -182,6 +188,9 @@ TEST_CASE("bridge keys: bridge_settings_from_job round-trips through apply_bridg
   original.model.moe.emplace();
   original.model.moe->num_experts = 8;
   original.model.moe->moe_ffn_hidden_size = 1024;
+  original.model.moe->token_dispatcher = "flex";
+  original.model.moe->flex_backend = "hybridep";
+  original.model.moe->deepep_num_sms = 24;
   original.parallelism.tp = 2;
   original.parallelism.vpp = 3;
   original.training.precision = lg::config::Precision::mxfp8;
@@ -204,6 +213,9 @@ TEST_CASE("bridge keys: bridge_settings_from_job round-trips through apply_bridg
   CHECK(copy.training.precision == lg::config::Precision::mxfp8);
   CHECK(copy.parallelism.vpp == 3);
   CHECK(copy.training.cpu_offloading_layers == 3);
+  REQUIRE(copy.model.moe.has_value());
+  CHECK(copy.model.moe->flex_backend == "hybridep");
+  CHECK(copy.model.moe->deepep_num_sms == 24);
 }
 
 TEST_SUITE_END();

@@ -125,6 +125,34 @@ TEST_CASE("megatron_args: flag families and entry points the estimator has no mo
   CHECK_FALSE(lg::config::not_modelled_what("--mamba-").has_value());  // a family needs a member
 }
 
+TEST_CASE("megatron_args: the flex dispatcher's backend: DeepEP by default and by the deprecated flag, HybridEP noted")
+{
+  // --moe-flex-dispatcher-backend (choices deepep, hybridep; default deepep)
+  // and --moe-deepep-num-sms: Megatron-LM megatron/training/arguments.py
+  // _add_moe_args; --moe-enable-deepep is turned into backend deepep by
+  // TransformerConfig.__post_init__ (megatron/core/transformer/transformer_config.py).
+  const std::vector<std::string> base = {"python", "pretrain_gpt.py", "--num-layers", "4", "--hidden-size", "64",
+                                         "--num-attention-heads", "2", "--num-experts", "8",
+                                         "--moe-token-dispatcher-type", "flex"};
+  auto plus = [&](std::vector<std::string> extra) {
+    auto argv = base;
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return lg::config::job_from_megatron_args(argv, {});
+  };
+  const auto deepep = plus({"--moe-deepep-num-sms", "32"});
+  REQUIRE(deepep.model.moe.has_value());
+  CHECK(deepep.model.moe->flex_backend == "deepep");
+  CHECK(deepep.model.moe->deepep_num_sms == 32);
+  CHECK(lg::config::not_modelled(deepep).empty());
+  const auto hybrid = plus({"--moe-flex-dispatcher-backend", "hybridep"});
+  CHECK(hybrid.model.moe->flex_backend == "hybridep");
+  const auto notes = lg::config::not_modelled(hybrid);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].text().find("hybridep") != std::string::npos);
+  CHECK(plus({"--moe-flex-dispatcher-backend", "hybridep", "--moe-enable-deepep"}).model.moe->flex_backend == "deepep");
+  CHECK_THROWS_AS(plus({"--moe-deepep-num-sms", "0"}), lg::InputError);
+}
+
 TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")
 {
   const auto spec = lg::config::job_from_megatron_args(
