@@ -118,6 +118,8 @@ void map_moe_mla(const json& m, config::ModelSpec& model)
     moe.moe_ffn_hidden_size = get<int>(e, "moe_ffn_hidden_size").value_or(model.ffn_hidden_size);
     moe.shared_expert_intermediate_size = get<int>(e, "shared_expert_intermediate_size").value_or(0);
     moe.token_dispatcher = get<std::string>(e, "token_dispatcher").value_or("alltoall");
+    // null: Megatron-LM's default backend (--moe-flex-dispatcher-backend deepep)
+    moe.flex_backend = get<std::string>(e, "flex_backend").value_or("deepep");
     moe.grouped_gemm = get<bool>(e, "grouped_gemm").value_or(moe.grouped_gemm);
     if (e.contains("moe_layer_freq")) {
       moe.layer_pattern = layer_pattern(e["moe_layer_freq"], model.num_layers);

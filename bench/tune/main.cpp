@@ -7,7 +7,6 @@
 //        --dump: per problem, the best candidate of each distinct layout, as CSV)   (--no-search: the tune table without the searches: fit and pairs only)
 #include "config/loader.hpp"
 #include "estimate/estimate.hpp"
-#include "recipes.hpp"
 #include "rows.hpp"
 #include "rules/rules.hpp"
 #include "throughput/systems.hpp"
@@ -672,7 +671,7 @@ int main(int argc, char** argv)
     rows.push_back(std::move(p));
   }
   for (auto& p : rows) {
-    p.judged = lg::bench::recipe_lines(p.row).dispatcher_modelled ? &p.dispatched : &p.spec;
+    p.judged = lg::bench::dispatcher_judged(p.row) ? &p.dispatched : &p.spec;
   }
   std::ofstream dump;
   for (int i = 3; i + 1 < argc; ++i) {

@@ -92,6 +92,11 @@ std::string job_text(const Row& row, bool dispatcher)
   return text;
 }
 
+bool dispatcher_judged(const Row& row)
+{
+  return recipe_lines(row).dispatcher_modelled;
+}
+
 config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher)
 {
   return config::load_job_text(job_text(row, dispatcher), "bench.toml", options);
