@@ -47,6 +47,12 @@ int expert_tensor_parallel_size(const JobSpec& spec)
   return spec.parallelism.etp.value_or(spec.parallelism.tp);
 }
 
+bool deepep_supported(const GpuSpec& gpu)
+{
+  const std::string_view name = gpu.display_name;
+  return gpu.generation != GpuGeneration::blackwell || name.rfind("B200", 0) == 0 || name.rfind("B300", 0) == 0;
+}
+
 int expert_data_parallel_size(const JobSpec& spec)
 {
   const auto& p = spec.parallelism;

@@ -322,6 +322,10 @@ inline MlaSpec& ensure_mla(JobSpec& spec) { return ensure_mla(spec.model); }
 std::vector<std::string> recompute_modules(const RecomputeSpec& recompute);
 // True if selective recompute covers `module` (see recompute_modules).
 bool recomputes_module(const RecomputeSpec& recompute, std::string_view module);
+// DeepEP's GPUs as Megatron Bridge checks them (training/flex_dispatcher_backend.py,
+// validate_flex_dispatcher_backend): compute capability 8.x or 9.x, or a device
+// named B200 or B300 (not GB200/GB300, whose flex backend is HybridEP).
+bool deepep_supported(const GpuSpec& gpu);
 bool is_fp8(Precision precision);   // any fp8 recipe
 bool is_fp4(Precision precision);
 

@@ -102,6 +102,24 @@ std::optional<Finding> tp_needs_sp(const Context& ctx)
     "set parallelism.sequence_parallel = true", "parallelism.sequence_parallel"};
 }
 
+// Megatron Bridge validates the flex backend against the GPU before training
+// (training/config.py -> flex_dispatcher_backend.py validate_flex_dispatcher_backend,
+// a ValueError); Megatron-LM has no such check, so other jobs are not judged.
+std::optional<Finding> deepep_gpu(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!is_moe(ctx.spec.model) || moe->token_dispatcher != "flex" || moe->flex_backend != "deepep"
+      || !is_bridge(ctx.spec) || config::deepep_supported(ctx.spec.cluster.gpu_info)) {
+    return std::nullopt;
+  }
+  return Finding{with_upstream(fmt::format("the DeepEP flex backend on {}", ctx.spec.cluster.gpu_info.display_name),
+                               fmt::format("DeepEP is supported for Ampere, Hopper, and Blackwell (B200/B300) GPUs. "
+                                           "Current GPU: {}",
+                                           ctx.spec.cluster.gpu_info.display_name)),
+                 "set model.moe.flex_backend = \"hybridep\" (GB200/GB300 NVL72), or token_dispatcher = \"alltoall\"",
+                 "model.moe.token_dispatcher"};
+}
+
 constexpr Rule k_moe_rules[] = {
   {"moe.ep_requires_experts", Severity::error, "ep > 1 needs a model with experts",
    "[ML] megatron/core/transformer/transformer_config.py:1595-1596; [ML] "
@@ -124,6 +142,9 @@ constexpr Rule k_moe_rules[] = {
   {"moe.tp_needs_sp", Severity::warning,
    "ep > 1 with tp > 1 needs sequence parallelism",
    "[ML] megatron/core/model_parallel_config.py:560-565", tp_needs_sp},
+  {"moe.deepep_gpu", Severity::error, "DeepEP needs an Ampere, Hopper, B200 or B300 GPU",
+   "[MB] src/megatron/bridge/training/flex_dispatcher_backend.py:88-103 (validate_flex_dispatcher_backend)",
+   deepep_gpu},
 };
 
 } // namespace

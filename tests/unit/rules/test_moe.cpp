@@ -91,4 +91,30 @@ TEST_CASE("moe.tp_needs_sp: ep and tp without SP")
                                  "for training, sequence parallelism must be used"));
 }
 
+TEST_CASE("moe.deepep_gpu: Megatron Bridge rejects DeepEP on GB200/GB300, not on B200 or Hopper")
+{
+  // Megatron Bridge src/megatron/bridge/training/flex_dispatcher_backend.py,
+  // validate_flex_dispatcher_backend: compute capability 8.x/9.x or a device
+  // name starting "NVIDIA B200"/"NVIDIA B300", else ValueError("DeepEP is
+  // supported for Ampere, Hopper, and Blackwell (B200/B300) GPUs. ...").
+  auto spec = moe_spec();
+  spec.model.moe->token_dispatcher = "flex";
+  spec.cluster.gpu_info.generation = config::GpuGeneration::blackwell;
+  spec.cluster.gpu_info.display_name = "GB200 NVL72";
+  const auto d = expect_finding(spec, "moe.deepep_gpu", Severity::error, "model.moe.token_dispatcher");
+  CHECK(contains_text(d.message, "upstream: DeepEP is supported for Ampere, Hopper, and Blackwell (B200/B300) GPUs."));
+  spec.model.moe->flex_backend = "hybridep";
+  CHECK_FALSE(fires(spec, "moe.deepep_gpu"));
+  spec.model.moe->flex_backend = "deepep";
+  spec.cluster.gpu_info.display_name = "B200 180GB";
+  CHECK_FALSE(fires(spec, "moe.deepep_gpu"));
+  spec.cluster.gpu_info.display_name = "GB300 NVL72";
+  spec.launch.framework = config::Framework::megatron_lm;  // no such check: not judged
+  CHECK_FALSE(fires(spec, "moe.deepep_gpu"));
+  spec.launch.framework = config::Framework::megatron_bridge;
+  spec.cluster.gpu_info.generation = config::GpuGeneration::hopper;
+  spec.cluster.gpu_info.display_name = "H100 80GB";
+  CHECK_FALSE(fires(spec, "moe.deepep_gpu"));
+}
+
 TEST_SUITE_END();
