@@ -162,7 +162,8 @@ nlohmann::json layout_json(const tune::Layout& l, const tune::RecomputeChoice& r
           {"recompute", recompute},
           {"distributed_optimizer", l.distributed_optimizer},
           {"fsdp", l.fsdp ? "megatron" : "none"},
-          {"cpu_offloading_layers", l.cpu_offloading_layers}};
+          {"cpu_offloading_layers", l.cpu_offloading_layers},
+          {"deepep", l.deepep}};
 }
 
 nlohmann::json candidate_json(const tune::Result& result, const tune::Candidate& c, std::size_t rank)
@@ -291,7 +292,7 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
     ("top", po::value<int>()->default_value(5), "rows of the ranked table")
     ("free", po::value<std::string>(), "with a job file: dimensions that may change although the job sets "
                                         "them (tp,pp,vpp,cp,ep,etp,mbs,sp,recompute,distributed_optimizer,"
-                                        "fsdp,offload or all)")
+                                        "fsdp,offload,dispatcher or all)")
     ("write-job", po::value<std::string>(), "write the chosen layout as a job file")
     ("pick", po::value<int>()->default_value(1), "rank written by --write-job")
     ("force", "overwrite the --write-job file if it exists")

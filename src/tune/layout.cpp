@@ -86,6 +86,10 @@ void apply_layout(const Layout& l, const std::vector<RecomputeChoice>& choices, 
     t.fsdp_sharding = "optim_grads_params";
   }
   t.cpu_offloading_layers = l.cpu_offloading_layers;
+  if (l.deepep && spec.model.moe) {
+    spec.model.moe->token_dispatcher = "flex";
+    spec.model.moe->flex_backend = "deepep";
+  }
   if (!keep.tp_comm) {
     t.tp_comm_overlap = l.tp > 1 && l.sequence_parallel;
   }
@@ -143,6 +147,9 @@ std::string describe(const Layout& l, const std::vector<RecomputeChoice>& choice
   }
   if (l.cpu_offloading_layers > 0) {
     out += fmt::format(" offload{}", l.cpu_offloading_layers);
+  }
+  if (l.deepep) {
+    out += " deepep";
   }
   return out;
 }

@@ -32,6 +32,9 @@ struct Layout
   bool distributed_optimizer = true;
   bool fsdp = false;  // Megatron FSDP (optim_grads_params)
   int cpu_offloading_layers = 0;
+  // The flex dispatcher with DeepEP (set by apply_layout); false keeps the
+  // job's own dispatcher.
+  bool deepep = false;
 };
 
 // Read the layout `spec` has (recompute matched against `choices`, appended

@@ -90,25 +90,26 @@ double peak_lower_bound(const config::JobSpec& spec, const Layout& l, double den
 }
 
 // Every field of a layout, for the search's memo of what was over memory.
-using LayoutKey = std::array<int, 15>;
+using LayoutKey = std::array<int, 16>;
 
 LayoutKey key_of(const Layout& l)
 {
   return {l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, l.first_stage_layers, l.last_stage_layers,
           (l.account_embedding ? 1 : 0) + (l.account_loss ? 2 : 0),
           l.micro_batch_size, l.sequence_parallel ? 1 : 0, l.recompute, l.distributed_optimizer ? 1 : 0,
-          l.fsdp ? 1 : 0, l.cpu_offloading_layers};
+          l.fsdp ? 1 : 0, l.cpu_offloading_layers, l.deepep ? 1 : 0};
 }
 
 // Layouts that need no more memory than `l` and differ from it in one
 // setting that only shrinks memory: sequence parallelism on (activations of
 // the norms, residuals and dropouts split over TP), the distributed optimizer
 // on (optimizer state sharded over DP), full recompute of every layer
-// (`full_uniform`, the choice's index; only each layer's input is kept).
+// (`full_uniform`, the choice's index; only each layer's input is kept), the
+// job's own dispatcher instead of DeepEP (no registered buffers).
 // enumerate() visits each of them before `l`; when one was over memory, so is `l`.
-std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& count)
+std::array<LayoutKey, 4> lighter_than(const Layout& l, int full_uniform, int& count)
 {
-  std::array<LayoutKey, 3> out{};
+  std::array<LayoutKey, 4> out{};
   count = 0;
   if (full_uniform >= 0 && l.recompute != full_uniform) {
     Layout lighter = l;
@@ -123,6 +124,11 @@ std::array<LayoutKey, 3> lighter_than(const Layout& l, int full_uniform, int& co
   if (!l.fsdp && !l.distributed_optimizer) {
     Layout lighter = l;
     lighter.distributed_optimizer = true;
+    out[static_cast<std::size_t>(count++)] = key_of(lighter);
+  }
+  if (l.deepep) {
+    Layout lighter = l;
+    lighter.deepep = false;
     out[static_cast<std::size_t>(count++)] = key_of(lighter);
   }
   return out;
@@ -246,6 +252,9 @@ Result search(const Request& request)
           over_memory.insert(key_of(layout));
           ++result.pruned_by_memory;
           return false;
+        }
+        if (work.model.moe) {
+          work.model.moe = base.model.moe;  // the job's dispatcher unless the layout sets DeepEP
         }
         apply_layout(layout, result.recompute_choices, result.keep, work);
         // The model's counts change with the padded vocabulary only (TP).

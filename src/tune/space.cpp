@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace lg::tune {
 namespace {
@@ -12,6 +13,18 @@ namespace {
 bool set_by_job(const config::JobSpec& spec, const char* key)
 {
   return spec.locations.count(key) != 0;
+}
+
+// Set by the job's own inputs, not by its model preset (every MoE preset
+// names the model's default dispatcher, which is no choice of the job's).
+bool set_beside_preset(const config::JobSpec& spec, const char* key)
+{
+  const auto it = spec.locations.find(key);
+  if (it == spec.locations.end()) {
+    return false;
+  }
+  const std::filesystem::path file(it->second.file);
+  return spec.model.preset.empty() || file.stem() != spec.model.preset || file.parent_path().filename() != "models";
 }
 
 std::vector<int> powers_of_two(int limit)
@@ -91,7 +104,8 @@ struct Dimension
 constexpr Dimension k_dimensions[] = {
   {"tp", &Free::tp}, {"pp", &Free::pp}, {"vpp", &Free::vpp}, {"cp", &Free::cp}, {"ep", &Free::ep},
   {"etp", &Free::etp}, {"mbs", &Free::mbs}, {"sp", &Free::sp}, {"recompute", &Free::recompute},
-  {"distributed_optimizer", &Free::distributed_optimizer}, {"fsdp", &Free::fsdp}, {"offload", &Free::offload}};
+  {"distributed_optimizer", &Free::distributed_optimizer}, {"fsdp", &Free::fsdp}, {"offload", &Free::offload},
+  {"dispatcher", &Free::dispatcher}};
 
 const std::vector<std::string>& dimension_names()
 {
@@ -121,6 +135,7 @@ Free free_dimensions(const config::JobSpec& spec, const std::vector<std::string>
     f.distributed_optimizer = !set_by_job(spec, "training.distributed_optimizer");
     f.fsdp = !set_by_job(spec, "training.fsdp");
     f.offload = !set_by_job(spec, "training.cpu_offloading_layers");
+    f.dispatcher = !set_beside_preset(spec, "model.moe.token_dispatcher");
   }
   for (const std::string& name : names) {
     if (name == "all") {
@@ -179,6 +194,16 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
   const bool moe = m.moe && m.moe->num_experts > 0;
   const int experts = moe ? m.moe->num_experts : 1;
   auto one = [](int v) { return std::vector<int>{v}; };
+  // DeepEP's internode kernels instead of the job's all-to-all or all-gather
+  // where the EP group (EP x ETP consecutive ranks) spans NVLink domains and
+  // the GPU runs DeepEP; inside one domain the dispatcher changes no modelled
+  // cost, and HybridEP (GB200/GB300) has no memory model.
+  const bool try_deepep = moe && free.dispatcher && m.moe->token_dispatcher != "flex"
+                          && config::deepep_supported(base.cluster.gpu_info);
+  const int domain = std::max(1, base.cluster.gpu_info.nvlink_domain);
+  auto deepep_choices = [&](int group) {
+    return try_deepep && group > domain ? std::vector<bool>{false, true} : std::vector<bool>{false};
+  };
   const auto tps = free.tp ? powers_of_two(std::min(world, 64)) : one(fixed.tp);
   const auto cps = free.cp ? powers_of_two(std::min(world, 32)) : one(fixed.cp);
   // Ascending: enumerate() relies on it (see space.hpp).
@@ -254,6 +279,7 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
             etps = {tp};
           }
           for (int etp : etps) {
+           for (bool deepep : deepep_choices(ep * etp)) {
             for (int vpp : vpps) {
               const std::vector<bool> sps =
                   free.sp ? (tp > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false})
@@ -296,6 +322,7 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
                         l.fsdp = fsdp;
                         l.distributed_optimizer = dist;
                         l.cpu_offloading_layers = offload;
+                        l.deepep = deepep;
                         over = !visit(l);
                       }
                     }
@@ -303,6 +330,7 @@ SpaceCounts enumerate(const config::JobSpec& base, const Free& free, const Layou
                 }
               }
             }
+           }
           }
         }
       }

@@ -19,6 +19,9 @@ struct Free
 {
   bool tp = true, pp = true, vpp = true, cp = true, ep = true, etp = true, mbs = true, sp = true,
        recompute = true, distributed_optimizer = true, fsdp = true, offload = true;
+  // The flex token dispatcher with DeepEP tried beside the job's own where
+  // the EP group crosses NVLink domains (docs/tune.md, "The space").
+  bool dispatcher = true;
 };
 
 // The names --free takes, in order.

@@ -299,3 +299,56 @@ TEST_CASE("rank: ties are the predictions within the model's resolution, the sim
   CHECK(candidates[0].relative == doctest::Approx(0.95));
   CHECK(candidates[1].relative == doctest::Approx(1.0));
 }
+
+TEST_CASE("dispatcher: DeepEP is tried where the EP group crosses NVLink domains, on GPUs that run it")
+{
+  // Qwen3-30B-A3B (128 experts) on 2 x 8 H100: EP 16 spans both nodes.
+  // DeepEP's GPUs: Megatron Bridge training/flex_dispatcher_backend.py
+  // (validate_flex_dispatcher_backend); GB200/GB300 run HybridEP, which the
+  // estimate does not model, so nothing is tried there.
+  const char* text = "[job]\nname = \"moe\"\n[model]\npreset = \"qwen3-30b-a3b\"\nseq_length = 4096\n"
+                     "[training]\nglobal_batch_size = 256\nprecision = \"fp8-cs\"\n"
+                     "[cluster]\ngpu = \"h100-80gb\"\nnodes = 2\ngpus_per_node = 8\n";
+  tune::Request request;
+  request.base = config::load_job_text(text, "moe.toml", presets());
+  request.free = tune::free_dimensions(request.base, {}, true);
+  request.free.pp = request.free.vpp = request.free.cp = false;
+  request.free.fsdp = request.free.offload = request.free.distributed_optimizer = false;
+  REQUIRE(request.free.ep);
+  REQUIRE(request.free.dispatcher);
+  const auto result = tune::search(request);
+  int deepep = 0;
+  for (const auto& c : result.candidates) {
+    const auto spec = tune::spec_of(request, result, c);
+    if (c.layout.deepep) {
+      ++deepep;
+      CHECK(c.layout.ep * c.layout.etp > 8);
+      CHECK(spec.model.moe->token_dispatcher == "flex");
+      CHECK(spec.model.moe->flex_backend == "deepep");
+    } else {
+      CHECK(spec.model.moe->token_dispatcher == request.base.model.moe->token_dispatcher);
+    }
+    // The search's working copy was reset between layouts: each prediction is
+    // its own job's.
+    CHECK(c.throughput.tokens_per_sec_per_gpu == doctest::Approx(throughput::predict(spec).tokens_per_sec_per_gpu));
+  }
+  CHECK(deepep > 0);
+
+  auto gb200 = request;
+  gb200.base = config::load_job_text(std::string(text).replace(std::string(text).find("h100-80gb"), 9, "gb200"),
+                                     "moe.toml", presets());
+  gb200.base.cluster.gpus_per_node = 4;
+  gb200.base.cluster.nodes = 4;
+  for (const auto& c : tune::search(gb200).candidates) {
+    CHECK_FALSE(c.layout.deepep);
+  }
+  // A job that names its dispatcher keeps it.
+  auto named = request;
+  named.base = config::load_job_text(std::string(text) + "[model.moe]\ntoken_dispatcher = \"alltoall\"\n", "moe.toml",
+                                     presets());
+  named.free = tune::free_dimensions(named.base, {"ep"}, true);
+  CHECK_FALSE(named.free.dispatcher);
+  for (const auto& c : tune::search(named).candidates) {
+    CHECK_FALSE(c.layout.deepep);
+  }
+}
