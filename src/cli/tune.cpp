@@ -198,16 +198,28 @@ std::string stage_peaks(const tune::Candidate& c)
   return fmt::format("{:.1f}..{:.1f} ({})", *lo / k_gib, *hi / k_gib, c.stage_peaks.size());
 }
 
-void print_row(const tune::Result& result, const tune::Candidate& c, std::size_t rank, int rank_width)
+std::string layout_text(const tune::Result& result, const tune::Candidate& c)
+{
+  return tune::describe(c.layout, result.recompute_choices)
+         + (c.verdict == estimate::Verdict::borderline ? " (borderline)" : "");
+}
+
+// The table's column widths: the rank (the Pareto front's ranks can run to the
+// candidate count) and the layout, at least their headers'.
+struct Widths
+{
+  int rank = 4;
+  int layout = 52;
+};
+
+void print_row(const tune::Result& result, const tune::Candidate& c, std::size_t rank, const Widths& w)
 {
   const double share = c.throughput.step_time_s > 0
                            ? 100 * throughput::cost(c.throughput, c.throughput.main_cost) / c.throughput.step_time_s
                            : 0;
-  const std::string layout = tune::describe(c.layout, result.recompute_choices)
-                             + (c.verdict == estimate::Verdict::borderline ? " (borderline)" : "");
-  fmt::print("{:>{}}  {:<52} {:>18} {:>7.1f} {:>7.0f} {:>9.0f} {:>6.1f}%  {} {:.0f}%\n", rank, rank_width, layout,
-             stage_peaks(c), c.band_bytes / k_gib, c.throughput.tflops_per_gpu, c.throughput.tokens_per_sec_per_gpu,
-             100 * c.relative, c.throughput.main_cost, share);
+  fmt::print("{:>{}}  {:<{}} {:>18} {:>7.1f} {:>7.0f} {:>9.0f} {:>6.1f}%  {} {:.0f}%\n", rank, w.rank,
+             layout_text(result, c), w.layout, stage_peaks(c), c.band_bytes / k_gib, c.throughput.tflops_per_gpu,
+             c.throughput.tokens_per_sec_per_gpu, 100 * c.relative, c.throughput.main_cost, share);
 }
 
 // What the throughput calibration does not cover for the problem: its GPU,
@@ -238,15 +250,21 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
     fmt::print("{}\n", colorize(global.color, "red", "no layout fits and passes the rules"));
     return;
   }
-  // Ranks of the Pareto front can run to the candidate count: one width for
-  // both tables, at least the header's.
-  const int rank_width = std::max<int>(4, static_cast<int>(std::to_string(result.candidates.size()).size()));
+  // One set of widths for both tables.
+  Widths widths;
+  widths.rank = std::max<int>(widths.rank, static_cast<int>(std::to_string(result.candidates.size()).size()));
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    if (i < top || result.candidates[i].pareto) {
+      widths.layout = std::max<int>(widths.layout, static_cast<int>(layout_text(result, result.candidates[i]).size()));
+    }
+  }
   fmt::print("{}\n",
              colorize(global.color, "bold",
-                      fmt::format("{:>{}}  {:<52} {:>18} {:>7} {:>7} {:>9} {:>7}  {}", "rank", rank_width, "layout",
-                                  "peak/stage GiB", "band", "TFLOP/s", "tokens/s", "vs best", "main cost")));
+                      fmt::format("{:>{}}  {:<{}} {:>18} {:>7} {:>7} {:>9} {:>7}  {}", "rank", widths.rank, "layout",
+                                  widths.layout, "peak/stage GiB", "band", "TFLOP/s", "tokens/s", "vs best",
+                                  "main cost")));
   for (std::size_t i = 0; i < std::min(top, result.candidates.size()); ++i) {
-    print_row(result, result.candidates[i], i + 1, rank_width);
+    print_row(result, result.candidates[i], i + 1, widths);
   }
   fmt::print("\nmemory vs throughput (Pareto front, lightest first):\n");
   std::vector<std::size_t> front;
@@ -264,7 +282,7 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
   for (std::size_t i : front) {
     const double speed = result.candidates[i].throughput.tokens_per_sec_per_gpu;
     if (shown < 0 || speed >= 1.02 * shown || i == 0) {
-      print_row(result, result.candidates[i], i + 1, rank_width);
+      print_row(result, result.candidates[i], i + 1, widths);
       shown = speed;
     }
   }
