@@ -67,6 +67,9 @@ std::vector<BridgeSetting> bridge_settings_from_job(const JobSpec& spec)
         put("model.moe_deepep_num_sms", std::to_string(m.moe->deepep_num_sms));
       }
     }
+    if (m.moe->enable_deepep) {
+      put("model.moe_enable_deepep", "true");
+    }
     put("model.moe_router_enable_expert_bias", b(m.moe->router_bias));
     put("model.moe_shared_expert_gate", b(m.moe->shared_expert_gate));
     put("model.moe_grouped_gemm", b(m.moe->grouped_gemm));

@@ -79,10 +79,9 @@ void add_model_keys(KeyTable& t)
       choice({"alltoall", "allgather", "flex"}, [](JobSpec& s, std::size_t i) { ensure_moe(s).token_dispatcher = std::vector<std::string>{"alltoall", "allgather", "flex"}[i]; }));
   add("model.moe_flex_dispatcher_backend", "model.moe.flex_backend",
       choice({"deepep", "hybridep", "ncclep"}, [](JobSpec& s, std::size_t i) { ensure_moe(s).flex_backend = std::vector<std::string>{"deepep", "hybridep", "ncclep"}[i]; }));
-  // Deprecated: Megatron-LM TransformerConfig.__post_init__ turns it into
-  // moe_flex_dispatcher_backend = "deepep".
-  add("model.moe_enable_deepep", "model.moe.flex_backend",
-      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } if (*b) { ensure_moe(s).flex_backend = "deepep"; } return {}; });
+  // Deprecated, read as given (config::flex_backend_of resolves it).
+  add("model.moe_enable_deepep", "model.moe.enable_deepep",
+      [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).enable_deepep = *b; return {}; });
   moe_int("model.moe_deepep_num_sms", "model.moe.deepep_num_sms", &MoeSpec::deepep_num_sms, 2, 1024);
   add("model.moe_router_enable_expert_bias", "model.moe.router_bias",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).router_bias = *b; return {}; });

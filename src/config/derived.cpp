@@ -53,6 +53,11 @@ bool deepep_supported(const GpuSpec& gpu)
   return gpu.generation != GpuGeneration::blackwell || name.rfind("B200", 0) == 0 || name.rfind("B300", 0) == 0;
 }
 
+std::string flex_backend_of(const MoeSpec& moe)
+{
+  return moe.enable_deepep && moe.flex_backend != "hybridep" ? std::string("deepep") : moe.flex_backend;
+}
+
 int expert_data_parallel_size(const JobSpec& spec)
 {
   const auto& p = spec.parallelism;

@@ -43,6 +43,10 @@ struct MoeSpec
   // The flex dispatcher's backend (Megatron-LM TransformerConfig
   // moe_flex_dispatcher_backend, default "deepep"): deepep | hybridep | ncclep.
   std::string flex_backend = "deepep";
+  // The deprecated moe_enable_deepep (--moe-enable-deepep), as given: it
+  // needs the flex dispatcher and makes the backend DeepEP unless HybridEP
+  // is named (an error); read the backend through flex_backend_of().
+  bool enable_deepep = false;
   // DeepEP's SMs for its high-throughput kernels (moe_deepep_num_sms; 0 =
   // DeepEP's own default, Buffer.num_sms = 20). It sizes DeepEP's buffers.
   int deepep_num_sms = 0;
@@ -326,6 +330,10 @@ bool recomputes_module(const RecomputeSpec& recompute, std::string_view module);
 // validate_flex_dispatcher_backend): compute capability 8.x or 9.x, or a device
 // named B200 or B300 (not GB200/GB300, whose flex backend is HybridEP).
 bool deepep_supported(const GpuSpec& gpu);
+// The flex dispatcher's backend as Megatron-LM resolves it
+// (TransformerConfig.__post_init__): DeepEP when moe_enable_deepep is set
+// and the backend is not HybridEP, else the backend given.
+std::string flex_backend_of(const MoeSpec& moe);
 bool is_fp8(Precision precision);   // any fp8 recipe
 bool is_fp4(Precision precision);
 

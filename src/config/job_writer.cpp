@@ -139,6 +139,9 @@ std::string job_to_toml(const JobSpec& spec, const std::string& comment)
         o << "deepep_num_sms = " << m.moe->deepep_num_sms << "\n";
       }
     }
+    if (m.moe->enable_deepep) {
+      o << "enable_deepep = true\n";
+    }
     o << "token_dispatcher = " << quoted(m.moe->token_dispatcher) << "\nrouter_bias = " << b(m.moe->router_bias)
       << "\nshared_expert_gate = " << b(m.moe->shared_expert_gate)
       << "\ngrouped_gemm = " << b(m.moe->grouped_gemm) << "\n";
@@ -277,6 +280,9 @@ std::vector<std::string> job_to_megatron_args(const JobSpec& spec, std::vector<s
       if (m.moe->deepep_num_sms > 0) {
         integer("moe-deepep-num-sms", m.moe->deepep_num_sms);
       }
+    }
+    if (m.moe->enable_deepep) {
+      flag("moe-enable-deepep");
     }
     if (m.moe->router_bias) {
       flag("moe-router-enable-expert-bias");

@@ -86,12 +86,10 @@ void read_moe_mla(Reader& r, JobSpec& spec)
       r.integer("moe-shared-expert-intermediate-size", "model.moe.shared_expert_intermediate_size", 0, 1 << 22)
         .value_or(0));
     moe.token_dispatcher = r.word("moe-token-dispatcher-type", "model.moe.token_dispatcher").value_or("allgather");
-    // --moe-enable-deepep (deprecated) is --moe-flex-dispatcher-backend=deepep
-    // (megatron/core/transformer/transformer_config.py __post_init__).
+    // --moe-enable-deepep (deprecated) is read as given: flex_backend_of()
+    // resolves it, the rules judge it (transformer_config.py __post_init__).
     moe.flex_backend = r.word("moe-flex-dispatcher-backend", "model.moe.flex_backend").value_or("deepep");
-    if (r.set("moe-enable-deepep")) {
-      moe.flex_backend = "deepep";
-    }
+    moe.enable_deepep = r.set("moe-enable-deepep", "model.moe.enable_deepep");
     moe.deepep_num_sms =
       static_cast<int>(r.integer("moe-deepep-num-sms", "model.moe.deepep_num_sms", 2, 1024).value_or(0));
     moe.router_bias = r.set("moe-router-enable-expert-bias");

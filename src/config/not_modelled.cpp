@@ -168,9 +168,9 @@ std::vector<NotModelled> not_modelled(const JobSpec& spec)
   }
   // DeepEP's buffers are modelled (estimate/overheads.cpp); the other
   // backends' are not.
-  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex" && spec.model.moe->flex_backend != "deepep") {
+  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex" && flex_backend_of(*spec.model.moe) != "deepep") {
     from_field("model.moe.flex_backend", fmt::format("{} ({})", *not_modelled_what("model.moe.flex_backend"),
-                                                     spec.model.moe->flex_backend));
+                                                     flex_backend_of(*spec.model.moe)));
   }
   return out;
 }

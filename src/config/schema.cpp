@@ -252,6 +252,7 @@ std::vector<Section> build_schema()
                 {"token_dispatcher", [](TomlReader& r, const toml::node& n) { const std::vector<std::string> names = {"alltoall", "allgather", "flex"}; if (auto i = r.choice(n, names)) { ensure_moe(r.spec()).token_dispatcher = names[*i]; } }},
                 {"flex_backend", [](TomlReader& r, const toml::node& n) { const std::vector<std::string> names = {"deepep", "hybridep", "ncclep"}; if (auto i = r.choice(n, names)) { ensure_moe(r.spec()).flex_backend = names[*i]; } }},
                 {"deepep_num_sms", [](TomlReader& r, const toml::node& n) { if (auto v = r.integer(n, 2, 1024)) { ensure_moe(r.spec()).deepep_num_sms = static_cast<int>(*v); } }},
+                {"enable_deepep", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).enable_deepep = *v; } }},
                 {"router_bias", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).router_bias = *v; } }},
                 {"shared_expert_gate", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).shared_expert_gate = *v; } }},
                 {"grouped_gemm", [](TomlReader& r, const toml::node& n) { if (auto v = r.boolean(n)) { ensure_moe(r.spec()).grouped_gemm = *v; } }}}, {}});

@@ -108,7 +108,7 @@ std::optional<Finding> tp_needs_sp(const Context& ctx)
 std::optional<Finding> deepep_gpu(const Context& ctx)
 {
   const auto& moe = ctx.spec.model.moe;
-  if (!is_moe(ctx.spec.model) || moe->token_dispatcher != "flex" || moe->flex_backend != "deepep"
+  if (!is_moe(ctx.spec.model) || moe->token_dispatcher != "flex" || config::flex_backend_of(*moe) != "deepep"
       || !is_bridge(ctx.spec) || config::deepep_supported(ctx.spec.cluster.gpu_info)) {
     return std::nullopt;
   }
@@ -118,6 +118,42 @@ std::optional<Finding> deepep_gpu(const Context& ctx)
                                            ctx.spec.cluster.gpu_info.display_name)),
                  "set model.moe.flex_backend = \"hybridep\" (GB200/GB300 NVL72), or token_dispatcher = \"alltoall\"",
                  "model.moe.token_dispatcher"};
+}
+
+// moe_enable_deepep (deprecated) and the flex backends, as
+// TransformerConfig.__post_init__ checks them.
+std::optional<Finding> deepep_needs_flex(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!is_moe(ctx.spec.model) || !moe->enable_deepep || moe->token_dispatcher == "flex") {
+    return std::nullopt;
+  }
+  return Finding{with_upstream(fmt::format("enable_deepep with the {} token dispatcher", moe->token_dispatcher),
+                               "DeepEP backend is only supported with flex token dispatcher."),
+                 "set model.moe.token_dispatcher = \"flex\" (or drop enable_deepep)", "model.moe.enable_deepep"};
+}
+
+std::optional<Finding> deepep_one_backend(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!is_moe(ctx.spec.model) || !moe->enable_deepep || moe->flex_backend != "hybridep") {
+    return std::nullopt;
+  }
+  return Finding{with_upstream("enable_deepep with flex_backend = \"hybridep\"",
+                               "Only one backend is supported for flex token dispatcher."),
+                 "drop enable_deepep (deprecated) and keep flex_backend, or set flex_backend = \"deepep\"",
+                 "model.moe.enable_deepep"};
+}
+
+std::optional<Finding> ncclep_needs_flex(const Context& ctx)
+{
+  const auto& moe = ctx.spec.model.moe;
+  if (!is_moe(ctx.spec.model) || moe->flex_backend != "ncclep" || moe->token_dispatcher == "flex") {
+    return std::nullopt;
+  }
+  return Finding{with_upstream("flex_backend = \"ncclep\" without the flex token dispatcher",
+                               "moe_flex_dispatcher_backend='ncclep' requires moe_token_dispatcher_type='flex'."),
+                 "set model.moe.token_dispatcher = \"flex\"", "model.moe.flex_backend"};
 }
 
 constexpr Rule k_moe_rules[] = {
@@ -145,6 +181,12 @@ constexpr Rule k_moe_rules[] = {
   {"moe.deepep_gpu", Severity::error, "DeepEP needs an Ampere, Hopper, B200 or B300 GPU",
    "[MB] src/megatron/bridge/training/flex_dispatcher_backend.py:88-103 (validate_flex_dispatcher_backend)",
    deepep_gpu},
+  {"moe.deepep_needs_flex", Severity::error, "enable_deepep needs the flex token dispatcher",
+   "[ML] megatron/core/transformer/transformer_config.py:1743-1745", deepep_needs_flex},
+  {"moe.deepep_one_backend", Severity::error, "enable_deepep excludes the HybridEP backend",
+   "[ML] megatron/core/transformer/transformer_config.py:1746-1747", deepep_one_backend},
+  {"moe.ncclep_needs_flex", Severity::error, "the NCCL EP backend needs the flex token dispatcher",
+   "[ML] megatron/core/transformer/transformer_config.py:1763-1768", ncclep_needs_flex},
 };
 
 } // namespace

@@ -120,9 +120,11 @@ TEST_CASE("bridge keys: MoE, MLA, offloading, FSDP, LoRA and env_vars land in th
   CHECK(spec.model.moe->num_experts == 64);
   CHECK(spec.model.moe->router_topk == 6);
   CHECK(spec.model.moe->layer_pattern == std::vector<int>{0, 1, 1});
-  // The deprecated moe_enable_deepep wins over the backend it follows
-  // (Megatron-LM TransformerConfig.__post_init__).
-  CHECK(spec.model.moe->flex_backend == "deepep");
+  // The deprecated moe_enable_deepep is kept as given; with HybridEP named
+  // Megatron-LM's TransformerConfig.__post_init__ raises (a rule reports it).
+  CHECK(spec.model.moe->enable_deepep);
+  CHECK(spec.model.moe->flex_backend == "hybridep");
+  CHECK(lg::config::flex_backend_of(*spec.model.moe) == "hybridep");
   CHECK(spec.model.moe->deepep_num_sms == 16);
   REQUIRE(spec.model.mla.has_value());
   CHECK(spec.model.mla->q_lora_rank == 0);
@@ -191,6 +193,7 @@ TEST_CASE("bridge keys: bridge_settings_from_job round-trips through apply_bridg
   original.model.moe->token_dispatcher = "flex";
   original.model.moe->flex_backend = "hybridep";
   original.model.moe->deepep_num_sms = 24;
+  original.model.moe->enable_deepep = true;
   original.parallelism.tp = 2;
   original.parallelism.vpp = 3;
   original.training.precision = lg::config::Precision::mxfp8;
@@ -216,6 +219,7 @@ TEST_CASE("bridge keys: bridge_settings_from_job round-trips through apply_bridg
   REQUIRE(copy.model.moe.has_value());
   CHECK(copy.model.moe->flex_backend == "hybridep");
   CHECK(copy.model.moe->deepep_num_sms == 24);
+  CHECK(copy.model.moe->enable_deepep);
 }
 
 TEST_SUITE_END();

@@ -149,7 +149,14 @@ TEST_CASE("megatron_args: the flex dispatcher's backend: DeepEP by default and b
   const auto notes = lg::config::not_modelled(hybrid);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].text().find("hybridep") != std::string::npos);
-  CHECK(plus({"--moe-flex-dispatcher-backend", "hybridep", "--moe-enable-deepep"}).model.moe->flex_backend == "deepep");
+  // The deprecated flag is kept as given; the backend it resolves to is DeepEP
+  // unless HybridEP is named (then the rules report Megatron's ValueError).
+  const auto deprecated = plus({"--moe-flex-dispatcher-backend", "ncclep", "--moe-enable-deepep"});
+  CHECK(deprecated.model.moe->enable_deepep);
+  CHECK(lg::config::flex_backend_of(*deprecated.model.moe) == "deepep");
+  CHECK(deprecated.location_of("model.moe.enable_deepep").has_value());
+  const auto both = plus({"--moe-flex-dispatcher-backend", "hybridep", "--moe-enable-deepep"});
+  CHECK(lg::config::flex_backend_of(*both.model.moe) == "hybridep");
   CHECK_THROWS_AS(plus({"--moe-deepep-num-sms", "0"}), lg::InputError);
 }
 

@@ -117,4 +117,33 @@ TEST_CASE("moe.deepep_gpu: Megatron Bridge rejects DeepEP on GB200/GB300, not on
   CHECK_FALSE(fires(spec, "moe.deepep_gpu"));
 }
 
+TEST_CASE("moe.deepep_needs_flex, moe.deepep_one_backend, moe.ncclep_needs_flex: TransformerConfig's flex checks")
+{
+  // Megatron-LM megatron/core/transformer/transformer_config.py __post_init__:
+  // moe_enable_deepep without the flex dispatcher, moe_enable_deepep with
+  // HybridEP, and the NCCL EP backend without the flex dispatcher raise
+  // ValueError with these messages.
+  auto spec = moe_spec();
+  spec.model.moe->enable_deepep = true;
+  spec.model.moe->token_dispatcher = "alltoall";
+  auto findings = lg::testing::run_rules(spec);
+  CHECK(fires(spec, "moe.deepep_needs_flex"));
+  bool message = false;
+  for (const auto& d : findings) {
+    message = message || contains_text(d.message, "upstream: DeepEP backend is only supported with flex token dispatcher.");
+  }
+  CHECK(message);
+  spec.model.moe->token_dispatcher = "flex";
+  CHECK_FALSE(fires(spec, "moe.deepep_needs_flex"));
+  CHECK_FALSE(fires(spec, "moe.deepep_one_backend"));
+  spec.model.moe->flex_backend = "hybridep";
+  CHECK(fires(spec, "moe.deepep_one_backend"));
+  spec.model.moe->enable_deepep = false;
+  CHECK_FALSE(fires(spec, "moe.deepep_one_backend"));
+  spec.model.moe->flex_backend = "ncclep";
+  CHECK_FALSE(fires(spec, "moe.ncclep_needs_flex"));
+  spec.model.moe->token_dispatcher = "alltoall";
+  CHECK(fires(spec, "moe.ncclep_needs_flex"));
+}
+
 TEST_SUITE_END();
