@@ -33,6 +33,7 @@ void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pi
 void word_findings(FindingContext& context);
 void directive_findings(FindingContext& context);  // the #SBATCH lines (findings_directives.cpp)
 void directive_options(FindingContext& context);  // #SBATCH options sbatch does not have (sbatch_options.cpp)
+void late_directive_findings(FindingContext& context);  // #SBATCH after the first command (findings_late_directives.cpp)
 void step_findings(FindingContext& context);      // launches left running at exit, `srun NAME=v cmd` (findings_steps.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>

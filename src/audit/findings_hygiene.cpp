@@ -1,6 +1,6 @@
 // Script hygiene: exports after the launch line, assignments never exported,
-// directives sbatch ignores, leftover placeholders, --output into a missing
-// directory.
+// leftover placeholders, --output into a missing directory (directives sbatch
+// ignores: findings_late_directives.cpp).
 #include "audit/findings.hpp"
 
 #include "audit/launch.hpp"
@@ -141,59 +141,6 @@ void not_exported(FindingContext& context)
       finding.edits.push_back(Edit{a.offset, a.offset, "export "});
     }
   }
-}
-
-// sbatch reads #SBATCH lines up to the first command and no further (sbatch
-// man page: "before any executable commands"): every directive behind it has
-// the same cause and the same fix, so they are one finding on the first of
-// them, listing the others.
-void ignored_directives(FindingContext& context)
-{
-  const ScriptModel& m = context.model;
-  // `SBATCH --opt` with its '#' lost is the first command: the directives up
-  // to the next real command come back with that '#' (directive_unread says
-  // so), so they are not reported a second time here.
-  int covered = -1;
-  for (const auto& command : m.commands) {
-    const bool hashless = command.words.size() >= 2 && command.words[0].known && command.words[0].text() == "SBATCH"
-                          && command.words[1].text().starts_with("-");
-    if (!hashless) {
-      covered = command.begin == m.first_command_offset ? -1 : command.begin;
-      break;
-    }
-  }
-  std::vector<const Directive*> late;
-  for (const auto& d : m.directives) {
-    if (d.ignored && (covered < 0 || d.offset > covered)) {
-      late.push_back(&d);
-    }
-  }
-  if (late.empty()) {
-    return;
-  }
-  const std::string where = m.first_command_offset >= 0 ? fmt::format(" (line {})", m.line_of(m.first_command_offset))
-                                                        : "";
-  if (late.size() == 1) {
-    context.add(
-      Severity::warning, "audit.directive_ignored",
-      fmt::format("#SBATCH {} comes after the first command{}: sbatch stops reading directives there and ignores it",
-                  late.front()->spelled, where),
-      "move the #SBATCH line above the first command", late.front()->offset);
-    return;
-  }
-  std::string options;
-  std::string lines;
-  for (std::size_t i = 0; i < late.size(); ++i) {
-    options += fmt::format("{}{}", i == 0 ? "" : ", ", late[i]->spelled);
-    if (i > 0) {
-      lines += fmt::format("{}{}", i == 1 ? "" : ", ", m.line_of(late[i]->offset));
-    }
-  }
-  context.add(Severity::warning, "audit.directive_ignored",
-              fmt::format("{} #SBATCH lines come after the first command{}: sbatch stops reading directives there and "
-                          "ignores all of them ({}; also on line{} {}), so the job runs with Slurm's defaults for each",
-                          late.size(), where, options, late.size() > 2 ? "s" : "", lines),
-              "move the #SBATCH lines above the first command", late.front()->offset);
 }
 
 // `conda shell.bash activate ENV`: conda's shell.* subcommands print the
@@ -428,7 +375,7 @@ void hygiene_findings(FindingContext& context)
 {
   exports_after_launch(context);
   not_exported(context);
-  ignored_directives(context);
+  late_directive_findings(context);
   output_directory(context);
   printed_activation(context);
   conda_without_setup(context);
