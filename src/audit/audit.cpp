@@ -328,6 +328,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "torchrun on several nodes with no rendezvous address: each node meets itself on 127.0.0.1"},
     {"audit.deepspeed_without_hostfile", Severity::error,
      "srun starts deepspeed on several nodes with no hostfile: each node trains alone"},
+    {"audit.hostfile_mismatch", Severity::warning,
+     "deepspeed --hostfile names another file than the one the script writes its nodes to"},
     {"audit.torchrun_python", Severity::error, "torchrun … python train.py: torchrun runs `python` as the script"},
     {"audit.module_name", Severity::error, "python/torchrun -m with a file name (pkg.train.py): not a module"},
     {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},

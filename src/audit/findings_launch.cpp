@@ -501,6 +501,7 @@ void signal_findings(FindingContext& c);  // findings_secrets.cpp
 void rank_findings(FindingContext& c);    // findings_ranks.cpp
 void container_findings(FindingContext& c);  // findings_container.cpp
 void program_findings(FindingContext& c); // findings_program.cpp
+void hostfile_findings(FindingContext& c);  // findings_hostfile.cpp
 
 void launch_findings(FindingContext& c)
 {
@@ -511,6 +512,7 @@ void launch_findings(FindingContext& c)
   container_findings(c);
   duplicated_counts(c);
   deepspeed_without_hostfile(c);
+  hostfile_findings(c);
   program_findings(c);
   signal_findings(c);
 }

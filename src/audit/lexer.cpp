@@ -58,6 +58,10 @@ void Lexer::finish_word()
       m_out.angle_redirects.push_back(m_redirect_in);  // `<WORD>`: the word ended at a `>`
     }
     m_redirect_in = -1;
+    if (m_redirect_out) {
+      m_cmd.outputs.push_back(std::move(m_word));
+    }
+    m_redirect_out = false;
     m_word = RawWord{};
     return;
   }
@@ -73,6 +77,7 @@ void Lexer::finish_command(const char* terminator)
 {
   finish_word();
   m_redirect_target = false;
+  m_redirect_out = false;
   if (!m_cmd.words.empty()) {
     m_cmd.terminator = terminator;
     m_out.commands.push_back(std::move(m_cmd));

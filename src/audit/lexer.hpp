@@ -47,6 +47,9 @@ struct RawCommand
   // whether its delimiter was quoted (`<<'EOF'`: the body is not expanded).
   std::optional<Text> heredoc;
   bool heredoc_quoted = false;
+  // The targets of its output redirections (`> FILE`, `>> FILE`, `&> FILE`),
+  // in order; fd duplications (`>&2`) are not files.
+  std::vector<RawWord> outputs;
 };
 
 struct LexResult

@@ -167,6 +167,7 @@ void Lexer::operators(char c)
     finish_word();
     m_pos += at(m_pos + 2) == '>' ? 3 : 2;
     m_redirect_target = true;
+    m_redirect_out = true;
   } else if (c == '&') {
     ++m_pos;
     finish_command("&");
@@ -213,6 +214,8 @@ void Lexer::redirect(char c)
   }
   const bool plain_in = c == '<' && next != '<' && std::strchr(">&|", next) == nullptr;
   m_redirect_in = plain_in ? off(m_pos) : -1;
+  // `>FILE`, `>>FILE`, `>|FILE` write a file; `>&2` duplicates a descriptor.
+  m_redirect_out = c == '>' && next != '&';
   m_pos += (c == '<' && next == '<') ? 3 : 1;
   if (m_pos < m_n && std::strchr(">&|", m_src.text[m_pos]) != nullptr) {
     ++m_pos;

@@ -59,6 +59,7 @@ private:
   bool m_in_word = false;
   bool m_redirect_target = false;  // the next word is a redirection target
   int m_redirect_in = -1;          // offset of a plain `<` whose target is being read, else -1
+  bool m_redirect_out = false;     // the target being read is an output file (`>`, `>>`, `&>`)
   struct Pending
   {
     std::string delimiter;

@@ -152,6 +152,7 @@ struct Command
   std::vector<Word> words;  // expanded, prefix assignments removed
   int depth = 0;   // nesting of if/for/while/function blocks
   std::string terminator;  // what ends it: ";", "&", "&&", "||", "|", "\n", ")" or ""
+  std::vector<Word> outputs;  // files its `>`/`>>`/`&>` redirections write, expanded
 };
 
 struct ScriptModel

@@ -81,6 +81,10 @@ int Evaluator::add_command(const RawCommand& raw)
   command.end = raw.end;
   command.terminator = raw.terminator;
   command.depth = m_command_depth;
+  const ExpandContext context{m_vars, nullptr, -1, m_batch_shell, 0, nullptr};
+  for (const auto& target : raw.outputs) {
+    command.outputs.push_back(expand_one(target, context));
+  }
   m_model.commands.push_back(std::move(command));
   return static_cast<int>(m_model.commands.size()) - 1;
 }
