@@ -331,6 +331,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.hostfile_mismatch", Severity::warning,
      "deepspeed --hostfile names another file than the one the script writes its nodes to"},
     {"audit.torchrun_python", Severity::error, "torchrun … python train.py: torchrun runs `python` as the script"},
+    {"audit.launcher_program", Severity::error,
+     "accelerate launch/torchrun/deepspeed … srun …: a launcher given another launcher as its Python script"},
     {"audit.module_name", Severity::error, "python/torchrun -m with a file name (pkg.train.py): not a module"},
     {"audit.nounset_positional", Severity::warning, "set -u with $1…: sbatch passes no arguments by default"},
     {"audit.use_before_assignment", Severity::warning, "a variable used above its first assignment"},

@@ -1,11 +1,15 @@
 // The program a launcher runs: torchrun told to run `python` as its script,
-// and `-m` given a file name.
+// a launcher given another launcher as its script, and `-m` given a file
+// name.
 #include "audit/findings.hpp"
+#include "audit/launch.hpp"
 #include "audit/launch_tools.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 namespace lg::audit::detail {
 
@@ -72,6 +76,63 @@ void torchrun_runs_python(FindingContext& c)
         static_cast<int>(program_at));
 }
 
+// `accelerate launch … srun python train.py`, `torchrun … srun …`: the
+// spawning launchers run their first positional word with Python
+// (torch/distributed/run.py: the training script, "-u" prepended unless
+// --no-python; accelerate: sys.executable before the script unless
+// --no_python, src/accelerate/utils/launch.py prepare_simple_launcher_cmd_env,
+// or torch.distributed.run for several GPUs; deepspeed's runner
+// deepspeed/launcher/launch.py likewise), so Python looks for a
+// script file named `srun` and every worker stops ("can't open file"). The
+// launcher named there was meant to start this one.
+// A word before the program that may be several words or the program itself:
+// an unknown one other than `--option=$VALUE`, whose name is written out (its
+// value takes the place after '=').
+bool unreadable_before_program(const FindingContext& c, const Launch& l)
+{
+  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
+  return std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
+    if (w.offset < 0 || w.offset >= l.program->offset || w.known) {
+      return false;
+    }
+    const std::size_t eq = w.text().find('=');
+    if (!w.text().starts_with("--") || eq == std::string::npos) {
+      return true;
+    }
+    const auto& offsets = w.value.offsets;
+    return std::any_of(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(std::min(eq, offsets.size())),
+                       [](int at) { return at <= -2; });
+  });
+}
+
+void launcher_runs_launcher(FindingContext& c)
+{
+  static const std::vector<std::string> k_spawners = {"torchrun", "accelerate", "deepspeed"};
+  static const std::vector<std::string> k_launchers = {"srun",      "mpirun",     "mpiexec", "torchrun",
+                                                       "deepspeed", "accelerate", "bash",    "sh"};
+  for (const auto& l : c.model.launches) {
+    if (l.stages.empty() || !l.python || l.module || !l.program || !l.program->known
+        || std::find(k_spawners.begin(), k_spawners.end(), l.stages.back().tool) == k_spawners.end()) {
+      continue;
+    }
+    const LaunchStage& spawner = l.stages.back();
+    const std::string base = basename_of(l.program->text());
+    if (std::find(k_launchers.begin(), k_launchers.end(), base) == k_launchers.end()
+        || spawner.find("no_python") != nullptr || spawner.find("no-python") != nullptr
+        || unreadable_before_program(c, l)) {
+      continue;
+    }
+    const std::string name = spawner.tool == "accelerate" ? "accelerate launch" : spawner.tool;
+    c.add(Severity::error, "audit.launcher_program",
+          fmt::format("{}'s program is `{}`: {} runs its script with Python (`python {} …`), so each worker looks "
+                      "for a Python file named `{}` and stops (\"can't open file\")",
+                      name, base, name, l.program->text(), base),
+          fmt::format("start {} outside: `{} … {} … SCRIPT.py` (one {} per node), or drop `{}`", name, base, name,
+                      name, base),
+          l.program->offset);
+  }
+}
+
 // `python -m pkg.train.py`: -m takes a module name; Python's runpy looks for
 // a module "py" inside pkg.train and stops ("Error while finding module
 // specification …"; runpy.py adds "Try using 'pkg.train' instead of
@@ -106,6 +167,7 @@ void module_with_py_suffix(FindingContext& c)
 void program_findings(FindingContext& c)
 {
   torchrun_runs_python(c);
+  launcher_runs_launcher(c);
   module_with_py_suffix(c);
 }
 
