@@ -257,6 +257,22 @@ bool megatron_deepspeed(const ScriptJob& job)
   return false;
 }
 
+// Where a finding on the launch goes: where the program's file name is
+// written. A program word built from variables (`python ${DIR}/pretrain_gpt.py`
+// in a string run by `eval` or `bash -c`) has the offset of its first
+// character's source, the assignment of DIR, which says nothing about the
+// launch; the name after the last '/' is where the command was written.
+int program_name_offset(const Launch& launch)
+{
+  const Word& program = *launch.program;
+  const std::size_t slash = program.text().rfind('/');
+  const auto& offsets = program.value.offsets;
+  if (slash == std::string::npos || slash + 1 >= offsets.size() || offsets[slash + 1] < 0) {
+    return program.offset;
+  }
+  return offsets[slash + 1];
+}
+
 void job_findings(FindingContext& context)
 {
   const ScriptJob& job = context.job;
@@ -308,7 +324,7 @@ void job_findings(FindingContext& context)
         : "write the model and parallelism flags and the node/GPU counts literally (or in variables set in the "
           "script), or run `launchguard check` on the job";
     context.add(Severity::advice, "audit.memory_unknown", fmt::format("memory not judged: {}", why), fix,
-                job.launch->program->offset);
+                program_name_offset(*job.launch));
   }
   std::vector<Diagnostic> diagnostics = rules::check(job.spec, estimate);
   if (context.options.gpu_assumed) {

@@ -85,6 +85,28 @@ TEST_CASE("eval $cmd runs the command the string holds: torchrun is the launch a
   CHECK(with_rule(unknown, "audit.pipe_status").empty());
 }
 
+// Rounds 17 and 18 (bench/audit/corpus.md): the program word of a command
+// kept in a string (`cmd="torchrun $MLMROOT/pretrain_gpt.py …"` then `eval
+// $cmd`; `run_cmd="python3 -u ${DIR}/pretrain_gpt.py …"` then `srun … bash -c
+// "${run_cmd}"`) starts with a variable, so its first character came from
+// that variable's assignment (`MLMROOT=…`, `DIR=\`pwd\``). The memory advice
+// goes where the program's file name is written, the line of the command.
+TEST_CASE("memory advice on a launch kept in a string points at the line that names the program")
+{
+  const AuditResult e = run("#!/bin/bash\nMLMROOT=/opt/Megatron-LM\nARGS=(--nproc_per_node 8)\n"
+                            "cmd=\"torchrun ${ARGS[@]} $MLMROOT/pretrain_gpt.py $@ --tensor-model-parallel-size 1\"\n"
+                            "eval $cmd 2>&1 | tee logs.txt\n");
+  CAPTURE(describe(e));
+  REQUIRE(with_rule(e, "audit.memory_unknown").size() == 1);
+  CHECK(line_of(with_rule(e, "audit.memory_unknown")[0]) == 4);
+
+  const AuditResult b = run("#!/bin/bash\nDIR=`pwd`\n#SBATCH --nodes=1\nrun_cmd=\"python3 -u ${DIR}/pretrain_gpt.py $@ "
+                            "--tensor-model-parallel-size 2\"\nsrun -l --ntasks-per-node=8 bash -c \"${run_cmd}\"\n");
+  CAPTURE(describe(b));
+  REQUIRE(with_rule(b, "audit.memory_unknown").size() == 1);
+  CHECK(line_of(with_rule(b, "audit.memory_unknown")[0]) == 4);
+}
+
 // Round 17: a public LUMI job ran `srun … bash -c "singularity_wrapper exec
 // accelerate launch …"`. CSC's singularity_wrapper (the LUMI, Puhti and Mahti
 // container modules; CSC docs, "Running existing containers") runs its
