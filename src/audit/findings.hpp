@@ -33,6 +33,12 @@ void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pi
 void word_findings(FindingContext& context);
 void directive_findings(FindingContext& context);  // the #SBATCH lines (findings_directives.cpp)
 void directive_options(FindingContext& context);  // #SBATCH options sbatch does not have (sbatch_options.cpp)
+// `accelerate launch … srun python x.py`: report (audit.launcher_program) a
+// spawning launcher whose script is another launcher; `words` are the words
+// the launch was read from, `as_meant` prefixes the message. True if reported
+// (findings_program.cpp).
+bool report_launcher_program(FindingContext& c, const Launch& l, const std::vector<Word>& words,
+                             const std::string& as_meant);
 void late_directive_findings(FindingContext& context);  // #SBATCH after the first command (findings_late_directives.cpp)
 void step_findings(FindingContext& context);      // launches left running at exit, `srun NAME=v cmd` (findings_steps.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).

@@ -76,23 +76,13 @@ void torchrun_runs_python(FindingContext& c)
         static_cast<int>(program_at));
 }
 
-// `accelerate launch … srun python train.py`, `torchrun … srun …`: the
-// spawning launchers run their first positional word with Python
-// (torch/distributed/run.py: the training script, "-u" prepended unless
-// --no-python; accelerate: sys.executable before the script unless
-// --no_python, src/accelerate/utils/launch.py prepare_simple_launcher_cmd_env,
-// or torch.distributed.run for several GPUs; deepspeed's runner
-// deepspeed/launcher/launch.py likewise), so Python looks for a
-// script file named `srun` and every worker stops ("can't open file"). The
-// launcher named there was meant to start this one.
 // A word before the program that may be several words or the program itself:
 // an unknown one other than `--option=$VALUE`, whose name is written out (its
 // value takes the place after '=').
-bool unreadable_before_program(const FindingContext& c, const Launch& l)
+bool unreadable_before_program(const std::vector<Word>& words, int program_offset)
 {
-  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
-  return std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
-    if (w.offset < 0 || w.offset >= l.program->offset || w.known) {
+  return std::any_of(words.begin(), words.end(), [&](const Word& w) {
+    if (w.offset < 0 || w.offset >= program_offset || w.known) {
       return false;
     }
     const std::size_t eq = w.text().find('=');
@@ -107,29 +97,8 @@ bool unreadable_before_program(const FindingContext& c, const Launch& l)
 
 void launcher_runs_launcher(FindingContext& c)
 {
-  static const std::vector<std::string> k_spawners = {"torchrun", "accelerate", "deepspeed"};
-  static const std::vector<std::string> k_launchers = {"srun",      "mpirun",     "mpiexec", "torchrun",
-                                                       "deepspeed", "accelerate", "bash",    "sh"};
   for (const auto& l : c.model.launches) {
-    if (l.stages.empty() || !l.python || l.module || !l.program || !l.program->known
-        || std::find(k_spawners.begin(), k_spawners.end(), l.stages.back().tool) == k_spawners.end()) {
-      continue;
-    }
-    const LaunchStage& spawner = l.stages.back();
-    const std::string base = basename_of(l.program->text());
-    if (std::find(k_launchers.begin(), k_launchers.end(), base) == k_launchers.end()
-        || spawner.find("no_python") != nullptr || spawner.find("no-python") != nullptr
-        || unreadable_before_program(c, l)) {
-      continue;
-    }
-    const std::string name = spawner.tool == "accelerate" ? "accelerate launch" : spawner.tool;
-    c.add(Severity::error, "audit.launcher_program",
-          fmt::format("{}'s program is `{}`: {} runs its script with Python (`python {} …`), so each worker looks "
-                      "for a Python file named `{}` and stops (\"can't open file\")",
-                      name, base, name, l.program->text(), base),
-          fmt::format("start {} outside: `{} … {} … SCRIPT.py` (one {} per node), or drop `{}`", name, base, name,
-                      name, base),
-          l.program->offset);
+    report_launcher_program(c, l, c.model.commands[static_cast<std::size_t>(l.command)].words, "");
   }
 }
 
@@ -163,6 +132,43 @@ void module_with_py_suffix(FindingContext& c)
 }
 
 } // namespace
+
+// `accelerate launch … srun python train.py`, `torchrun … srun …`: the
+// spawning launchers run their first positional word with Python
+// (torch/distributed/run.py: the training script, "-u" prepended unless
+// --no-python; accelerate: sys.executable before the script unless
+// --no_python, src/accelerate/utils/launch.py prepare_simple_launcher_cmd_env,
+// or torch.distributed.run for several GPUs; deepspeed's runner
+// deepspeed/launcher/launch.py likewise), so Python looks for a
+// script file named `srun` and every worker stops ("can't open file"). The
+// launcher named there was meant to start this one.
+bool report_launcher_program(FindingContext& c, const Launch& l, const std::vector<Word>& words,
+                             const std::string& as_meant)
+{
+  static const std::vector<std::string> k_spawners = {"torchrun", "accelerate", "deepspeed"};
+  static const std::vector<std::string> k_launchers = {"srun",      "mpirun",     "mpiexec", "torchrun",
+                                                       "deepspeed", "accelerate", "bash",    "sh"};
+  if (l.stages.empty() || !l.python || l.module || !l.program || !l.program->known
+      || std::find(k_spawners.begin(), k_spawners.end(), l.stages.back().tool) == k_spawners.end()) {
+    return false;
+  }
+  const LaunchStage& spawner = l.stages.back();
+  const std::string base = basename_of(l.program->text());
+  if (std::find(k_launchers.begin(), k_launchers.end(), base) == k_launchers.end()
+      || spawner.find("no_python") != nullptr || spawner.find("no-python") != nullptr
+      || unreadable_before_program(words, l.program->offset)) {
+    return false;
+  }
+  const std::string name = spawner.tool == "accelerate" ? "accelerate launch" : spawner.tool;
+  c.add(Severity::error, "audit.launcher_program",
+        fmt::format("{}{}'s program is `{}`: {} runs its script with Python (`python {} …`), so each worker looks "
+                    "for a Python file named `{}` and stops (\"can't open file\")",
+                    as_meant, name, base, name, l.program->text(), base),
+        fmt::format("start {} outside: `{} … {} … SCRIPT.py` (one {} per node), or drop `{}`", name, base, name, name,
+                    base),
+        l.program->offset);
+  return true;
+}
 
 void program_findings(FindingContext& c)
 {

@@ -3,6 +3,7 @@
 // elements, a quoted `"$(scontrol show hostnames …)"` is one element holding
 // every host, and an unquoted `<placeholder>` is two redirections.
 #include "audit/findings.hpp"
+#include "audit/launch.hpp"
 
 #include <fmt/format.h>
 
@@ -36,6 +37,22 @@ void array_comments(FindingContext& c)
         break;
       }
     }
+  }
+}
+
+// The command a `\ #` cut in two was meant to be: its words before the
+// comment and the next command's, read as one launch. What the launcher would
+// have been given is judged as well, so fixing the comment does not bring a
+// second failure into view only at the next run.
+void meant_command(FindingContext& c, const Command& cmd, std::vector<Word>::const_iterator hash, const Command& next)
+{
+  std::vector<Word> words(cmd.words.begin(), hash);
+  words.insert(words.end(), next.words.begin(), next.words.end());
+  const auto launch = parse_launch(words, [](const Word&) { return SubScript{}; });
+  if (launch) {
+    report_launcher_program(c, *launch, words,
+                            fmt::format("as meant (line {} continued into line {}): ", c.model.line_of(hash->offset),
+                                        c.model.line_of(next.begin)));
   }
 }
 
@@ -79,6 +96,9 @@ void comment_continuations(FindingContext& c)
                       "comment's words are passed to {} as arguments{}",
                       cmd.words.front().text(), cut),
           "end the line with `\\` alone and move the comment above the command", hash->offset);
+    if (!cut.empty()) {
+      meant_command(c, cmd, hash, m.commands[i + 1]);
+    }
   }
 }
 

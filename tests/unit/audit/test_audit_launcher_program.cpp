@@ -44,3 +44,25 @@ TEST_CASE("launcher_program: not reported where the launcher runs the program as
                   "audit.launcher_program")
           .empty());
 }
+
+TEST_CASE("launcher_program: judged on the command a `\\ #` line cut in two was meant to be")
+{
+  // The round-18 script as published: the `\ #` line ends accelerate's
+  // command (audit.comment_continuation), and `srun` is read as a word of the
+  // next command; joined, as meant, it is accelerate's script.
+  const auto r = run("#!/bin/bash\naccelerate launch \\\n--multi_gpu \\\n--num_processes=4 \\ # total GPUs\n"
+                     "--main_process_ip=\"$HEAD_NODE\" \\\nsrun python finetune.py\n");
+  CAPTURE(describe(r));
+  REQUIRE(with_rule(r, "audit.comment_continuation").size() == 1);
+  const auto found = with_rule(r, "audit.launcher_program");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 6);
+  CHECK(found[0]->diagnostic.message.find("as meant (line 4 continued into line 5): accelerate launch's program is "
+                                          "`srun`")
+        != std::string::npos);
+  // A cut command whose joined form is a correct launch gets only the cut.
+  const auto ok = run("#!/bin/bash\naccelerate launch \\\n--num_processes=4 \\ # total GPUs\n--multi_gpu \\\n"
+                      "finetune.py\n");
+  CHECK(with_rule(ok, "audit.comment_continuation").size() == 1);
+  CHECK(with_rule(ok, "audit.launcher_program").empty());
+}
