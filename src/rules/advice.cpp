@@ -9,9 +9,11 @@ namespace lg::rules {
 
 namespace {
 
+// Judged near or over the capacity; an `unknown` verdict says nothing of
+// how tight memory is, so the advice that presumes it stays silent.
 bool memory_tight(const Context& ctx)
 {
-  return ctx.estimate.verdict != estimate::Verdict::fits;
+  return ctx.estimate.verdict == estimate::Verdict::borderline || ctx.estimate.verdict == estimate::Verdict::oom;
 }
 
 std::optional<Finding> avoid_tp_increase(const Context& ctx)

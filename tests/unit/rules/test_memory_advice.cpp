@@ -86,6 +86,12 @@ TEST_CASE("advice.avoid_tp_increase and advice.vpp_not_memory_fix when memory is
                      "parallelism.vpp", e);
   CHECK(contains_text(d.message, "VPP 10 used more memory than VPP 5 (60.2 vs 58.8 GB)"));
   CHECK_FALSE(fires(llama3_70b_sft(), "advice.avoid_tp_increase"));
+  // An unknown verdict (a setting the estimate does not model) is not tight
+  // memory: the advice that presumes it stays silent.
+  const auto unknown = oom_estimate(estimate::Verdict::unknown);
+  CHECK_FALSE(fires(llama3_70b_sft(), "advice.avoid_tp_increase", unknown));
+  CHECK_FALSE(fires(llama3_70b_sft(), "advice.vpp_not_memory_fix", unknown));
+  CHECK(fires(llama3_70b_sft(), "advice.avoid_tp_increase", oom_estimate(estimate::Verdict::oom)));
 }
 
 TEST_CASE("advice.pp_at_cost_of_dp: PP 8 leaves DP 1")
