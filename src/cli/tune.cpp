@@ -186,6 +186,20 @@ nlohmann::json candidate_json(const tune::Result& result, const tune::Candidate&
           {"pareto", c.pareto}};
 }
 
+// The fastest layout pruned by the headroom (null when none): a candidate
+// without rank, relative and pareto, which belong to the ranking.
+nlohmann::json over_headroom_json(const tune::Result& result)
+{
+  if (!result.fastest_over_headroom) {
+    return nullptr;
+  }
+  nlohmann::json j = candidate_json(result, *result.fastest_over_headroom, 0);
+  j.erase("rank");
+  j.erase("relative");
+  j.erase("pareto");
+  return j;
+}
+
 std::string stage_peaks(const tune::Candidate& c)
 {
   if (c.stage_peaks.empty()) {
@@ -292,6 +306,29 @@ void print_text(const GlobalOptions& global, const config::JobSpec& spec, const 
   for (const auto& caveat : caveats_of(spec)) {
     fmt::print("  not calibrated: {}\n", caveat);
   }
+}
+
+// The fastest layout the headroom pruned, when it is faster than rank 1 by
+// more than the model's resolution (or nothing survived): tuned runs sit near
+// capacity, so say what the headroom costs and how to rank such layouts.
+void print_over_headroom(const tune::Result& result, double headroom)
+{
+  if (!result.fastest_over_headroom) {
+    return;
+  }
+  const tune::Candidate& c = *result.fastest_over_headroom;
+  const double best = result.candidates.empty() ? 0 : result.candidates.front().throughput.tokens_per_sec_per_gpu;
+  if (best > 0 && c.throughput.tokens_per_sec_per_gpu <= best * (1 + tune::k_resolution)) {
+    return;
+  }
+  const std::string faster =
+    best > 0 ? fmt::format("{:.0f}% faster than rank 1", 100 * (c.throughput.tokens_per_sec_per_gpu / best - 1))
+             : std::string("the fastest");
+  fmt::print("\n{} layouts fit within the capacity but not within the {:.0f}% headroom (the band's upper edge above "
+             "it); the fastest of them, {}, is predicted {} (peak {:.1f} GiB, upper edge {:.1f} GiB of {:.1f}): "
+             "--borderline or --headroom PCT ranks such layouts, flagged\n",
+             result.over_headroom, 100 * headroom, tune::describe(c.layout, result.recompute_choices), faster,
+             c.peak_bytes / k_gib, c.band_bytes / k_gib, result.capacity_bytes / k_gib);
 }
 
 } // namespace
@@ -404,11 +441,14 @@ int run_tune(const GlobalOptions& global, const std::vector<std::string>& args)
                 {"survivors", result.candidates.size()},
                 {"borderline", result.borderline},
                 {"headroom", request.headroom},
+                {"over_headroom", result.over_headroom},
+                {"fastest_over_headroom", over_headroom_json(result)},
                 {"candidates", candidates},
                 {"pareto", pareto},
                 {"caveats", caveats_of(spec)}});
   } else {
     print_text(global, spec, request, result, static_cast<std::size_t>(top));
+    print_over_headroom(result, request.headroom);
     if (v.count("write-job") != 0) {
       fmt::print("\nwrote {} (rank {})\n", v["write-job"].as<std::string>(), pick);
     }

@@ -173,6 +173,42 @@ void break_ties(std::vector<Candidate>& candidates)
   reorder(candidates, order);
 }
 
+// Candidate `layout` with what the search records of it.
+Candidate candidate_of(const Layout& layout, const estimate::Estimate& est, double band, int warnings,
+                       throughput::Throughput throughput)
+{
+  Candidate c;
+  c.layout = layout;
+  c.peak_bytes = est.peak_bytes;
+  c.band_bytes = band;
+  c.stage_peaks.reserve(est.stages.size());
+  for (const auto& stage : est.stages) {
+    c.stage_peaks.push_back(stage.device_peak_bytes);
+  }
+  c.verdict = est.verdict;
+  c.warnings = warnings;
+  c.throughput = std::move(throughput);
+  return c;
+}
+
+// A layout judged to fit or borderline whose band's upper edge is over the
+// headroom (its peak within capacity): counted, and kept when it is the
+// fastest such layout so far that breaks no rule.
+void note_over_headroom(Result& result, const Layout& layout, const config::JobSpec& work,
+                        const estimate::Estimate& est, double band)
+{
+  ++result.over_headroom;
+  auto t = throughput::predict(work);
+  if (result.fastest_over_headroom
+      && t.tokens_per_sec_per_gpu <= result.fastest_over_headroom->throughput.tokens_per_sec_per_gpu) {
+    return;
+  }
+  if (has_errors(rules::check(work, est, Severity::warning))) {
+    return;
+  }
+  result.fastest_over_headroom = candidate_of(layout, est, band, 0, std::move(t));
+}
+
 } // namespace
 
 config::JobSpec spec_of(const Request& request, const Result& result, const Candidate& candidate)
@@ -272,6 +308,9 @@ Result search(const Request& request)
         const bool fits = judged && band <= limit;
         const bool kept_borderline = request.borderline && est.verdict == estimate::Verdict::borderline;
         if (!fits && !kept_borderline) {
+          if (judged && est.peak_bytes <= result.capacity_bytes) {
+            note_over_headroom(result, layout, work, est, band);
+          }
           over_memory.insert(key_of(layout));
           ++result.pruned_by_memory;
           return false;
@@ -281,19 +320,11 @@ Result search(const Request& request)
           ++result.pruned_by_rules;
           return true;
         }
-        Candidate c;
-        c.layout = layout;
-        c.peak_bytes = est.peak_bytes;
-        c.band_bytes = band;
-        c.stage_peaks.reserve(est.stages.size());
-        for (const auto& stage : est.stages) {
-          c.stage_peaks.push_back(stage.device_peak_bytes);
-        }
-        c.verdict = est.verdict;
+        int warnings = 0;
         for (const auto& f : findings) {
-          c.warnings += f.severity == Severity::warning ? 1 : 0;
+          warnings += f.severity == Severity::warning ? 1 : 0;
         }
-        c.throughput = throughput::predict(work);
+        Candidate c = candidate_of(layout, est, band, warnings, throughput::predict(work));
         result.borderline += est.verdict == estimate::Verdict::borderline ? 1 : 0;
         result.candidates.push_back(std::move(c));
         return true;

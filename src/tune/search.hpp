@@ -11,6 +11,7 @@
 #include "tune/layout.hpp"
 #include "tune/space.hpp"
 
+#include <optional>
 #include <vector>
 
 namespace lg::tune {
@@ -67,6 +68,11 @@ struct Result
   std::vector<RecomputeChoice> recompute_choices;
   OverlapKeep keep;
   double capacity_bytes = 0;
+  // Judged (fits or borderline) but over the headroom, so pruned: how many,
+  // and the fastest of them that breaks no rule (its prediction; verdict
+  // borderline), which the CLI names when it beats the best candidate.
+  long over_headroom = 0;
+  std::optional<Candidate> fastest_over_headroom;
 };
 
 Result search(const Request& request);

@@ -352,3 +352,32 @@ TEST_CASE("dispatcher: DeepEP is tried where the EP group crosses NVLink domains
     CHECK_FALSE(c.layout.deepep);
   }
 }
+
+TEST_CASE("over the headroom: counted, and the fastest rule-clean one kept with its prediction")
+{
+  auto request = small_request();
+  request.free.recompute = true;
+  const auto result = tune::search(request);
+  const double limit = (1 - request.headroom) * result.capacity_bytes;
+  REQUIRE(result.fastest_over_headroom.has_value());
+  {
+    const auto& c = *result.fastest_over_headroom;
+    CHECK(result.over_headroom > 0);
+    CHECK(c.band_bytes > limit);                     // pruned by the headroom ...
+    CHECK(c.peak_bytes <= result.capacity_bytes);    // ... though its peak fits
+    CHECK(c.verdict != estimate::Verdict::unknown);
+    CHECK(c.throughput.tokens_per_sec_per_gpu > 0);
+    const auto spec = tune::spec_of(request, result, c);
+    CHECK_FALSE(rules_error(spec));
+    for (const auto& kept : result.candidates) {
+      CHECK(kept.band_bytes <= limit);
+    }
+  }
+  // A larger headroom prunes more of what fits within capacity.
+  auto wide = request;
+  wide.headroom = 0.3;
+  const auto more = tune::search(wide);
+  CHECK(more.over_headroom > result.over_headroom);
+  REQUIRE(more.fastest_over_headroom.has_value());
+  CHECK(more.fastest_over_headroom->band_bytes > 0.7 * more.capacity_bytes);
+}
