@@ -83,6 +83,8 @@ void add_model_keys(KeyTable& t)
   add("model.moe_enable_deepep", "model.moe.enable_deepep",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).enable_deepep = *b; return {}; });
   moe_int("model.moe_deepep_num_sms", "model.moe.deepep_num_sms", &MoeSpec::deepep_num_sms, 2, 1024);
+  // Its successor (Megatron-LM TransformerConfig.moe_flex_dispatcher_num_sms).
+  moe_int("model.moe_flex_dispatcher_num_sms", "model.moe.deepep_num_sms", &MoeSpec::deepep_num_sms, 2, 1024);
   add("model.moe_router_enable_expert_bias", "model.moe.router_bias",
       [](JobSpec& s, const Value& v) -> std::string { const auto b = to_bool(v); if (!b) { return fmt::format("must be true or false, got {}", describe(v)); } ensure_moe(s).router_bias = *b; return {}; });
   add("model.moe_grouped_gemm", "model.moe.grouped_gemm",

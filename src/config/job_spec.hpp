@@ -47,8 +47,9 @@ struct MoeSpec
   // needs the flex dispatcher and makes the backend DeepEP unless HybridEP
   // is named (an error); read the backend through flex_backend_of().
   bool enable_deepep = false;
-  // DeepEP's SMs for its high-throughput kernels (moe_deepep_num_sms; 0 =
-  // DeepEP's own default, Buffer.num_sms = 20). It sizes DeepEP's buffers.
+  // DeepEP's SMs for its high-throughput kernels (moe_flex_dispatcher_num_sms,
+  // formerly moe_deepep_num_sms / moe_hybridep_num_sms; 0 = DeepEP's own
+  // default, Buffer.num_sms = 20). It sizes DeepEP's buffers.
   int deepep_num_sms = 0;
   bool router_bias = false;                   // expert bias (aux-loss-free)
   bool shared_expert_gate = false;

@@ -44,7 +44,7 @@ const std::vector<std::pair<std::string_view, std::string_view>>& key_effects()
     {"model.moe.token_dispatcher", "memory (dispatch buffers) and speed; env: `CUDA_DEVICE_MAX_CONNECTIONS` for flex (`--moe-token-dispatcher-type`)"},
     {"model.moe.flex_backend", "memory (DeepEP's registered buffers; hybridep and ncclep not modelled) with the flex dispatcher (`--moe-flex-dispatcher-backend`)"},
     {"model.moe.enable_deepep", "the DeepEP backend, deprecated (needs the flex dispatcher; with HybridEP an error) (`--moe-enable-deepep`)"},
-    {"model.moe.deepep_num_sms", "memory (DeepEP's buffers grow with its channels, half its SMs) (`--moe-deepep-num-sms`)"},
+    {"model.moe.deepep_num_sms", "memory (DeepEP's buffers grow with its channels, half its SMs) (`--moe-flex-dispatcher-num-sms`, formerly `--moe-deepep-num-sms`)"},
     {"model.moe.router_bias", "memory (the expert bias of aux-loss-free routing) (`--moe-router-enable-expert-bias`)"},
     {"model.moe.shared_expert_gate", "memory (the shared expert's gate weights)"},
     {"model.moe.grouped_gemm", "memory (Transformer Engine's four grouped-GEMM cuBLAS workspaces) and speed (`--moe-grouped-gemm`)"},

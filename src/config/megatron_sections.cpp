@@ -90,8 +90,16 @@ void read_moe_mla(Reader& r, JobSpec& spec)
     // resolves it, the rules judge it (transformer_config.py __post_init__).
     moe.flex_backend = r.word("moe-flex-dispatcher-backend", "model.moe.flex_backend").value_or("deepep");
     moe.enable_deepep = r.set("moe-enable-deepep", "model.moe.enable_deepep");
-    moe.deepep_num_sms =
-      static_cast<int>(r.integer("moe-deepep-num-sms", "model.moe.deepep_num_sms", 2, 1024).value_or(0));
+    // --moe-flex-dispatcher-num-sms, else the deprecated per-backend knobs it
+    // replaced (TransformerConfig.__post_init__ routes them into it).
+    auto sms = r.integer("moe-flex-dispatcher-num-sms", "model.moe.deepep_num_sms", 2, 1024);
+    if (!sms) {
+      sms = r.integer("moe-deepep-num-sms", "model.moe.deepep_num_sms", 2, 1024);
+    }
+    if (!sms) {
+      sms = r.integer("moe-hybridep-num-sms", "model.moe.deepep_num_sms", 2, 1024);
+    }
+    moe.deepep_num_sms = static_cast<int>(sms.value_or(0));
     moe.router_bias = r.set("moe-router-enable-expert-bias");
     moe.grouped_gemm = r.set("moe-grouped-gemm");
     if (auto freq = r.word("moe-layer-freq", "model.moe.layer_freq")) {

@@ -158,6 +158,10 @@ TEST_CASE("megatron_args: the flex dispatcher's backend: DeepEP by default and b
   const auto both = plus({"--moe-flex-dispatcher-backend", "hybridep", "--moe-enable-deepep"});
   CHECK(lg::config::flex_backend_of(*both.model.moe) == "hybridep");
   CHECK_THROWS_AS(plus({"--moe-deepep-num-sms", "0"}), lg::InputError);
+  // --moe-flex-dispatcher-num-sms replaced the per-backend knobs and wins
+  // over them (TransformerConfig.__post_init__).
+  CHECK(plus({"--moe-hybridep-num-sms", "16"}).model.moe->deepep_num_sms == 16);
+  CHECK(plus({"--moe-deepep-num-sms", "24", "--moe-flex-dispatcher-num-sms", "40"}).model.moe->deepep_num_sms == 40);
 }
 
 TEST_CASE("megatron_args: Megatron's defaults apply when flags are absent")
