@@ -106,6 +106,14 @@ TEST_CASE("families: NCCL WARN errors and the watchdog")
      "[rank0]:[F1201 10:00:00.2 ProcessGroupNCCL.cpp:1249] [PG ID 0 PG GUID 0(default_pg) Rank 0] [PG ID 0 PG GUID "
      "0(default_pg) Rank 0] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL "
      "watchdog hang."},
+    {"nccl_timeout", "DeepEP csrc/kernels/legacy/internode.cu dispatch receiver (printf format)",
+     "DeepEP dispatch NVL receiver timeout, channel: 0, RDMA: 0, nvl: 7, src RDMA: 1, src nvl: 1, start: 0, end: 0"},
+    {"nccl_timeout", "DeepEP csrc/kernels/legacy/internode.cu combine forwarder (printf format)",
+     "DeepEP combine forwarder (RDMA check) timeout, channel: 3, RDMA: 1, nvl: 2, dst RDMA: 0, head: 12, tail: 12"},
+    {"nccl_timeout", "DeepEP csrc/kernels/legacy/intranode.cu (printf format)",
+     "DeepEP timeout for dispatch receivers, rank 5, responsible_channel = 2, tokens remained: 17"},
+    {"nccl_timeout", "DeepEP csrc/legacy/buffer.hpp (std::runtime_error)",
+     "[rank3]: RuntimeError: DeepEP error: timeout (dispatch CPU)"},
     {"nccl_timeout", "PyTorch ProcessGroupNCCL.cpp heartbeatMonitor exit message",
      "ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued "
      "collectives. This typically indicates a NCCL/CUDA API (e.g., CudaEventDestroy) hang blocking the watchdog"},
