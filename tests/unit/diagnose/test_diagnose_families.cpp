@@ -106,6 +106,12 @@ TEST_CASE("families: NCCL WARN errors and the watchdog")
      "[rank0]:[F1201 10:00:00.2 ProcessGroupNCCL.cpp:1249] [PG ID 0 PG GUID 0(default_pg) Rank 0] [PG ID 0 PG GUID "
      "0(default_pg) Rank 0] Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL "
      "watchdog hang."},
+    {"nccl_error", "NVSHMEM src/host/init/init.cu nvshmemi_check_state_and_init (DeepEP issue #223's log)",
+     "/sgl-workspace/nvshmem/src/host/init/init.cu:nvshmemi_check_state_and_init:1080: nvshmem initialization failed, "
+     "exiting"},
+    {"nccl_error", "NVSHMEM src/host/transport/transport.cpp nvshmemi_transport_init (DeepEP issue #128's log)",
+     "/sgl-workspace/nvshmem/src/host/transport/transport.cpp:nvshmemi_transport_init:275: init failed for transport: "
+     "IBGDA"},
     {"nccl_timeout", "DeepEP csrc/kernels/legacy/internode.cu dispatch receiver (printf format)",
      "DeepEP dispatch NVL receiver timeout, channel: 0, RDMA: 0, nvl: 7, src RDMA: 1, src nvl: 1, start: 0, end: 0"},
     {"nccl_timeout", "DeepEP csrc/kernels/legacy/internode.cu combine forwarder (printf format)",
