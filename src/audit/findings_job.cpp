@@ -357,6 +357,16 @@ void job_findings(FindingContext& context)
       diagnostic.message += fmt::format(" (the GPU is assumed: the script names none; with --gpu the verdict is "
                                         "judged on the GPU it runs on)");
     }
+    // "Close to the capacity" of a GPU the script does not name says nothing
+    // about the GPU it runs on (an A100 40GB runs out, a GH200 96GB has room):
+    // advice that says which capacity it was measured against, one step below
+    // the OOM verdict's warning.
+    if (context.options.gpu_assumed && diagnostic.rule == "memory.borderline"
+        && diagnostic.severity == Severity::warning) {
+      diagnostic.severity = Severity::advice;
+      diagnostic.message += " (measured against the assumed GPU: the script names none; with --gpu the verdict is "
+                            "judged on the GPU it runs on)";
+    }
     AuditFinding finding;
     diagnostic.fix = script_terms(diagnostic.fix);
     finding.diagnostic = std::move(diagnostic);
