@@ -523,6 +523,7 @@ void shell_findings(FindingContext& context)
   shebang_argument(context);
   nounset_positional(context);
   use_before_assignment(context);
+  self_reference_findings(context);
   word_findings(context);
   no_training_launch(context);
 }
