@@ -502,6 +502,7 @@ void rank_findings(FindingContext& c);    // findings_ranks.cpp
 void container_findings(FindingContext& c);  // findings_container.cpp
 void program_findings(FindingContext& c); // findings_program.cpp
 void hostfile_findings(FindingContext& c);  // findings_hostfile.cpp
+void exit_duration_findings(FindingContext& c);  // findings_exit_duration.cpp
 
 void launch_findings(FindingContext& c)
 {
@@ -515,6 +516,7 @@ void launch_findings(FindingContext& c)
   hostfile_findings(c);
   program_findings(c);
   signal_findings(c);
+  exit_duration_findings(c);
 }
 
 } // namespace lg::audit::detail
