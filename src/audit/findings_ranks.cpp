@@ -1,10 +1,11 @@
 // Ranks: per-task Slurm variables expanded once on the batch host, and a
-// multi-node accelerate launch that is given no machine rank.
+// multi-node accelerate launch or torchrun that is given no machine (node) rank.
 #include "audit/findings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 
@@ -255,12 +256,105 @@ void accelerate_machine_rank(FindingContext& c)
         accelerate->offset);
 }
 
+
+// The variable of the caller's environment whose default `word`'s value is:
+// its first character comes from the default of a `${NAME:-…}` (or
+// `${NAME-…}`, `${NAME:=…}`) that the script never assigns NAME before
+// `before` (`--nnodes $NUM_NODES` with `NUM_NODES=${NNODES:-1}`: NNODES);
+// "" otherwise.
+std::string environment_default(const FindingContext& c, const Word& word, int before)
+{
+  const int at = word.value.first_offset();
+  const std::string& t = c.model.text;
+  if (at < 2 || at >= static_cast<int>(t.size())) {
+    return "";
+  }
+  const auto open = t.rfind("${", static_cast<std::size_t>(at));
+  const auto line_start = t.rfind('\n', static_cast<std::size_t>(at));
+  if (open == std::string::npos || (line_start != std::string::npos && open < line_start)) {
+    return "";
+  }
+  std::size_t end = open + 2;
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_')) {
+    ++end;
+  }
+  const std::string name = t.substr(open + 2, end - open - 2);
+  if (t.compare(end, 1, ":") == 0) {
+    ++end;
+  }
+  if (name.empty() || name.starts_with("SLURM_") || end >= t.size() || (t[end] != '-' && t[end] != '=')
+      || static_cast<int>(end) >= at || t.find('}', end) < static_cast<std::size_t>(at)) {
+    return "";
+  }
+  const bool assigned = std::any_of(c.model.assignments.begin(), c.model.assignments.end(), [&](const Assignment& a) {
+    return a.name == name && a.offset < before && a.offset != static_cast<int>(open);
+  });
+  return assigned ? "" : name;
+}
+
+// torchrun --nnodes N with no --node_rank under its default static
+// rendezvous: --node_rank defaults to 0 (torch/distributed/run.py, "--node-rank",
+// default 0, or the PET_NODE_RANK variable), so every node's torchrun claims
+// node 0 and the rendezvous never completes. An error when srun starts it on
+// several nodes with N > 1; a warning when N comes from the caller's
+// environment (round 19's Muon job: `--nnodes $NUM_NODES`, NUM_NODES=${NNODES:-1},
+// NODE_RANK computed and never passed): any run with more than one node
+// hangs. Left alone: --standalone, a dynamic --rdzv_backend (ranks come from
+// the rendezvous), PET_NODE_RANK set, unknown words before the program.
+void torchrun_node_rank(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* torchrun = l != nullptr ? l->stage("torchrun") : nullptr;
+  if (torchrun == nullptr || torchrun->find("node_rank") != nullptr || torchrun->find("standalone") != nullptr
+      || unread_launcher_words(c, *l)) {
+    return;
+  }
+  if (const auto backend = rendezvous_backend(l); backend && *backend != "static") {
+    return;
+  }
+  const bool pet = std::any_of(c.model.assignments.begin(), c.model.assignments.end(),
+                               [](const Assignment& a) { return a.name == "PET_NODE_RANK"; })
+                   || std::any_of(l->env.begin(), l->env.end(),
+                                  [](const Assignment& a) { return a.name == "PET_NODE_RANK"; });
+  const LaunchOption* nnodes = torchrun->find("nnodes");
+  if (pet || nnodes == nullptr || !nnodes->value || !nnodes->value->known) {
+    return;
+  }
+  const int count = integer(nnodes->value->text());
+  const LaunchStage* srun = l->stage("srun");
+  const int nodes = srun != nullptr && srun->offset < torchrun->offset ? srun_step_nodes(c, srun) : 0;
+  if (count > 1 && nodes > 1) {
+    c.add(Severity::error, "audit.torchrun_node_rank",
+          fmt::format("torchrun --nnodes {} runs on each of {} nodes with no --node_rank: every node takes node "
+                      "rank 0 (torchrun's default) in its static rendezvous, so the nodes all claim rank 0 and the "
+                      "job never starts",
+                      count, nodes),
+          "pass --node_rank \\$SLURM_NODEID inside a single-quoted `bash -c '…'` (each task expands it), or "
+          "--rdzv_backend c10d --rdzv_endpoint HOST:PORT so the rendezvous assigns the ranks",
+          torchrun->offset);
+    return;
+  }
+  const int command_begin = l->command >= 0 ? c.model.commands[static_cast<std::size_t>(l->command)].begin
+                                            : torchrun->offset;
+  const std::string source = environment_default(c, *nnodes->value, command_begin);
+  if (count == 1 && srun == nullptr && !source.empty()) {
+    c.add(Severity::warning, "audit.torchrun_node_rank",
+          fmt::format("torchrun's --nnodes comes from {} in the caller's environment ({} when unset) and no "
+                      "--node_rank is passed: in a run with {} above 1 every node takes node rank 0 (torchrun's "
+                      "default) in its static rendezvous, and the job never starts",
+                      source, count, source),
+          "pass --node_rank with each node's own rank (the variable the script computes for it), or "
+          "--rdzv_backend c10d --rdzv_endpoint HOST:PORT so the rendezvous assigns the ranks",
+          nnodes->offset);
+  }
+}
 }  // namespace
 
 void rank_findings(FindingContext& c)
 {
   per_task_variables(c);
   accelerate_machine_rank(c);
+  torchrun_node_rank(c);
 }
 
 }  // namespace lg::audit::detail
