@@ -1,11 +1,12 @@
 // Job steps that never run the training: a launch sent to the background
-// that nothing waits for, `srun NAME=v cmd`, and `docker run -it` with no
-// terminal to attach.
+// that nothing waits for, `srun NAME=v cmd`, `docker run -it` with no
+// terminal to attach, and `docker run` given none of the job's GPUs.
 #include "audit/findings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <array>
 #include <string_view>
 
@@ -132,6 +133,91 @@ void docker_tty(FindingContext& c)
   }
 }
 
+
+// True when the job asks Slurm for GPUs (#SBATCH --gres=gpu…, --gpus,
+// --gpus-per-node, --gpus-per-task).
+bool requests_gpus(const ScriptModel& model)
+{
+  const Directive* gres = model.directive("gres");
+  if (gres != nullptr && gres->value.find("gpu") != std::string::npos) {
+    return true;
+  }
+  return model.directive("gpus") != nullptr || model.directive("gpus-per-node") != nullptr
+         || model.directive("gpus-per-task") != nullptr;
+}
+
+// Words of `docker run` that give the container GPUs: --gpus (Docker docs,
+// "docker container run", --gpus), the NVIDIA runtime (--runtime=nvidia,
+// which exposes NVIDIA_VISIBLE_DEVICES; NVIDIA Container Toolkit docs,
+// "Running a Sample Workload"), a CDI device (--device nvidia.com/gpu=…), or
+// --privileged.
+bool gives_gpus(const std::string& word, const std::string& next)
+{
+  return word == "--gpus" || word.starts_with("--gpus=") || word == "--privileged"
+         || word.starts_with("--runtime=nvidia") || (word == "--runtime" && next == "nvidia")
+         || word.find("nvidia.com/gpu") != std::string::npos || next.find("nvidia.com/gpu") != std::string::npos
+         || word.find("NVIDIA_VISIBLE_DEVICES") != std::string::npos
+         || next.starts_with("NVIDIA_VISIBLE_DEVICES");
+}
+
+// docker run options that take the next word as their value.
+bool takes_value(const std::string& option)
+{
+  static const std::set<std::string> k_valued = {
+    "-v", "--volume", "-e", "--env", "--env-file", "-w", "--workdir", "--mount", "--name", "--shm-size", "-u",
+    "--user", "--network", "--net", "--ipc", "--entrypoint", "-p", "--publish", "-h", "--hostname", "--runtime",
+    "--device", "--gpus", "-m", "--memory", "--cpus", "--ulimit", "--label", "-l", "--cap-add", "--security-opt"};
+  return k_valued.count(option) != 0;
+}
+
+// `docker run IMAGE …` in a job that asks for GPUs, without any of those:
+// Docker gives a container no GPU unless asked, and the daemon, not the job,
+// starts it (outside the job's cgroup), so Slurm's allocation does not reach
+// it. Round 19's diffusion-policy array job. A warning: a daemon whose
+// default runtime is nvidia (daemon.json "default-runtime") with an image
+// that sets NVIDIA_VISIBLE_DEVICES does expose GPUs. Not judged with an
+// unreadable word in the command (it may hold --gpus).
+void docker_gpus(FindingContext& c)
+{
+  if (!requests_gpus(c.model)) {
+    return;
+  }
+  for (const auto& command : c.model.commands) {
+    const auto& w = command.words;
+    if (w.size() < 3 || !w[0].known || !w[1].known || w[0].offset != command.begin
+        || (w[0].text() != "docker" && !w[0].text().ends_with("/docker")) || w[1].text() != "run") {
+      continue;
+    }
+    // docker's options up to the image (the first word that is neither an
+    // option nor an option's value); an unreadable word there may be any
+    // option, one that is the value of -v, -e … only that value.
+    bool given = false;
+    for (std::size_t i = 2; i < w.size() && !given; ++i) {
+      const std::string& t = w[i].text();
+      if (w[i].opaque || w[i].list) {
+        given = true;
+        break;
+      }
+      if (!t.starts_with("-")) {
+        break;  // the image: what follows is the container's command
+      }
+      given = gives_gpus(t, i + 1 < w.size() ? w[i + 1].text() : "");
+      if (takes_value(t)) {
+        ++i;
+      }
+    }
+    if (!given) {
+      c.add(Severity::warning, "audit.docker_gpus",
+            "`docker run` without --gpus in a job that asks for GPUs: Docker gives a container no GPU unless asked, "
+            "and the Docker daemon starts it outside the job, so the GPUs Slurm allocated do not reach it; the "
+            "program inside finds no CUDA device (unless the daemon's default runtime is nvidia)",
+            "add --gpus \"device=$SLURM_JOB_GPUS\" (the GPUs Slurm gave the job; --gpus all takes every GPU of "
+            "the node), or run the image with Slurm's own container support (pyxis --container-image, apptainer "
+            "exec --nv)",
+            command.begin);
+    }
+  }
+}
 }  // namespace
 
 void step_findings(FindingContext& context)
@@ -139,6 +225,7 @@ void step_findings(FindingContext& context)
   background_launch(context);
   exec_assignment(context);
   docker_tty(context);
+  docker_gpus(context);
 }
 
 }  // namespace lg::audit::detail

@@ -1,0 +1,45 @@
+// `docker run` in a job that asks Slurm for GPUs: the container gets a GPU
+// only with --gpus (Docker docs, "docker container run", --gpus), the NVIDIA
+// runtime (NVIDIA Container Toolkit docs, "Running a Sample Workload":
+// `--runtime=nvidia --gpus all`) or a CDI device (`--device
+// nvidia.com/gpu=all`); the daemon starts it outside the job's cgroup.
+// Round 19's diffusion-policy array job ran `docker run -t -e … -v … IMAGE
+// /bin/bash -c "… python3 …"` under `#SBATCH --gres=gpu:1`.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+namespace {
+
+const std::string k_gpu_job = "#!/bin/bash\n#SBATCH --gres=gpu:1\n";
+
+}  // namespace
+
+TEST_CASE("docker run without --gpus in a GPU job: a warning on the docker line")
+{
+  // An unset variable in a -v value is that value, not a hidden option.
+  const AuditResult r =
+    run(k_gpu_job + "docker run -t -e A=1 -v ${ROOT}:/workspace img /bin/bash -c \"python3 train.py --gpus 1\"\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.docker_gpus");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.fix.find("SLURM_JOB_GPUS") != std::string::npos);
+}
+
+TEST_CASE("docker run with --gpus, the NVIDIA runtime, a CDI device, an unreadable word, or no GPU asked: nothing")
+{
+  for (const std::string& options :
+       {std::string("--gpus all"), std::string("--gpus=\"device=0\""), std::string("--runtime=nvidia"),
+        std::string("--runtime nvidia"), std::string("--device nvidia.com/gpu=all"),
+        std::string("-e NVIDIA_VISIBLE_DEVICES=0"), std::string("$DOCKER_ARGS")}) {
+    CAPTURE(options);
+    CHECK(with_rule(run(k_gpu_job + "docker run " + options + " img python3 train.py\n"), "audit.docker_gpus").empty());
+  }
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --cpus-per-task=4\ndocker run img python3 prep.py\n"), "audit.docker_gpus")
+          .empty());
+}
