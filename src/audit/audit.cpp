@@ -285,6 +285,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "accelerate launch on several nodes with no --machine_rank: every node is machine 0"},
     {"audit.torchrun_node_rank", Severity::error,
      "torchrun on several nodes (or a caller's node count) with no --node_rank: every node is node 0"},
+    {"audit.trainer_nodes", Severity::error,
+     "trainer.num_nodes / trainer.devices differ from the srun step's nodes / tasks per node: Lightning stops"},
     {"audit.exit_duration", Severity::warning,
      "--exit-duration-in-mins not below #SBATCH --time: Slurm ends the job before Megatron's timed exit and save"},
     {"audit.escaped_self_reference", Severity::warning,

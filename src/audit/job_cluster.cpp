@@ -46,39 +46,6 @@ int directive_int(const ScriptModel& model, const char* name, int component)
   return d == nullptr ? 0 : integer(d->value);
 }
 
-// The component an srun step runs in: --het-group=N names it, and without
-// one the step runs in component 0 (Slurm srun(1), --het-group: "The default
-// value is --het-group=0"); a list, a range, an unknown value, or a `:`
-// separating step components (heterogeneous_jobs.html, "Launching
-// Applications") spans several: -1.
-int step_component(const Launch& launch, const ScriptModel& model)
-{
-  const LaunchStage* srun = launch.stage("srun");
-  if (srun == nullptr) {
-    return 0;
-  }
-  const Command& command = model.commands[static_cast<std::size_t>(launch.command)];
-  const int program_at = launch.program ? launch.program->offset : command.end;
-  for (const auto& w : command.words) {
-    if (w.offset > srun->offset && w.offset < program_at && w.text() == ":") {
-      return -1;
-    }
-  }
-  const LaunchOption* group = srun->find("het-group");
-  if (group == nullptr) {
-    return 0;
-  }
-  if (!group->value || !group->value->known) {
-    return -1;
-  }
-  const std::string& v = group->value->text();
-  if (v == "0") {
-    return 0;
-  }
-  const int n = integer(v);
-  return n > 0 && n < model.components ? n : -1;
-}
-
 // A count from Flux's submission directives, read where no #SBATCH line
 // gives it: a line of non-alphanumeric characters followed by the tag
 // `FLUX:` or `flux:`, the directives grouped before the script's first other
@@ -126,6 +93,39 @@ int flux_count(const ScriptModel& model, std::initializer_list<std::string_view>
 }
 
 } // namespace
+
+// The component an srun step runs in: --het-group=N names it, and without
+// one the step runs in component 0 (Slurm srun(1), --het-group: "The default
+// value is --het-group=0"); a list, a range, an unknown value, or a `:`
+// separating step components (heterogeneous_jobs.html, "Launching
+// Applications") spans several: -1.
+int step_component(const Launch& launch, const ScriptModel& model)
+{
+  const LaunchStage* srun = launch.stage("srun");
+  if (srun == nullptr) {
+    return 0;
+  }
+  const Command& command = model.commands[static_cast<std::size_t>(launch.command)];
+  const int program_at = launch.program ? launch.program->offset : command.end;
+  for (const auto& w : command.words) {
+    if (w.offset > srun->offset && w.offset < program_at && w.text() == ":") {
+      return -1;
+    }
+  }
+  const LaunchOption* group = srun->find("het-group");
+  if (group == nullptr) {
+    return 0;
+  }
+  if (!group->value || !group->value->known) {
+    return -1;
+  }
+  const std::string& v = group->value->text();
+  if (v == "0") {
+    return 0;
+  }
+  const int n = integer(v);
+  return n > 0 && n < model.components ? n : -1;
+}
 
 int gpu_count(const std::string& value)
 {

@@ -67,6 +67,10 @@ void read_cluster(const ScriptModel& model, ScriptJob& job);
 // a Megatron-LM program, else the last running Python, else the last launch.
 const Launch* training_launch(const ScriptModel& model);
 
+// The heterogeneous job component `launch`'s srun step runs in (0 without
+// srun or --het-group), or -1 when it spans several or is not known.
+int step_component(const Launch& launch, const ScriptModel& model);
+
 // Parse a Slurm count ("8", "h100:8", "gpu:8", "gpu:h100:8(S:0-1)"); 0 if not one.
 int gpu_count(const std::string& value);
 // How many hosts a Slurm hostlist expression names ("n[1-4],m2" -> 5), or 0.
