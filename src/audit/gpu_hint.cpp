@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -288,9 +289,22 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
   }
   // The text (comments, echo lines) names exactly one GPU family: "The
   // default targets 8 GB200 nodes", "8 B300 GPUs per node".
+  // An #SBATCH line below the first command is not read by sbatch (sbatch(1):
+  // processing stops at the first non-comment line): the partition or GPU it
+  // names is not the job's, so its words say nothing (round 18's Megatron
+  // job, whose whole #SBATCH block, `--partition=h100` too, follows `DIR=`pwd``).
+  std::set<int> ignored_lines;
+  for (const auto& d : model.directives) {
+    if (d.ignored) {
+      ignored_lines.insert(model.line_of(d.offset));
+    }
+  }
   std::optional<WordMatch> only;
   int line = 0;
   for (std::size_t l = 0; l < model.line_starts.size(); ++l) {
+    if (ignored_lines.count(static_cast<int>(l) + 1) != 0) {
+      continue;
+    }
     const auto begin = static_cast<std::size_t>(model.line_starts[l]);
     const auto end = l + 1 < model.line_starts.size() ? static_cast<std::size_t>(model.line_starts[l + 1]) : text.size();
     for (auto& match : gpu_words(text.substr(begin, end - begin), presets)) {
