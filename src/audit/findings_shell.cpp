@@ -464,6 +464,55 @@ int later_handoff(const FindingContext& c)
   return -1;
 }
 
+// The no-launch advice names what it did see where that is a command the
+// audit does not follow: `docker run IMAGE CMD` (the container's command is
+// not read) or a command whose program is the script's own arguments
+// (`exec "$@" train.py …`: the launcher comes from the caller). Round 19's
+// docker array job and Megatron `exec "$@"` script got the generic text on
+// line 1. True if reported.
+bool unread_container_or_caller(FindingContext& c)
+{
+  const std::string& t = c.model.text;
+  for (const Command& command : c.model.commands) {
+    const auto& w = command.words;
+    std::size_t first = 0;
+    while (first < w.size() && w[first].known && w[first].text() == "exec") {
+      ++first;
+    }
+    if (first >= w.size()) {
+      continue;
+    }
+    const std::string head = w[first].known ? basename_of(w[first].text()) : "";
+    if (first + 1 < w.size() && (head == "docker" || head == "podman") && w[first + 1].known
+        && w[first + 1].text() == "run") {
+      c.add(Severity::advice, "audit.no_launch",
+            fmt::format("no training launch line was read: line {} runs `{} run`, and the command it gives the "
+                        "container is not read as a launch; parallelism, environment and memory were not checked",
+                        c.model.line_of(command.begin), head),
+            "run `launchguard check` on the job, or audit the script the container runs", command.begin);
+      return true;
+    }
+    const int at = w[first].offset;
+    const bool caller = !w[first].known && at >= 0
+                        && (t.compare(static_cast<std::size_t>(at), 4, "\"$@\"") == 0
+                            || t.compare(static_cast<std::size_t>(at), 2, "$@") == 0
+                            || t.compare(static_cast<std::size_t>(at), 4, "\"$*\"") == 0);
+    if (caller && !c.model.in_function(at)) {
+      const auto script = std::find_if(w.begin() + static_cast<std::ptrdiff_t>(first) + 1, w.end(),
+                                       [](const Word& x) { return x.text().ends_with(".py"); });
+      c.add(Severity::advice, "audit.no_launch",
+            fmt::format("no training launch line was read: line {} runs the launcher the script's caller passes "
+                        "(`\"$@\"`){}; parallelism, environment and memory were not checked",
+                        c.model.line_of(command.begin),
+                        script != w.end() ? fmt::format(" on {}", basename_of(script->text())) : ""),
+            "audit the script that calls this one with its launcher, or run `launchguard check` on the job",
+            command.begin);
+      return true;
+    }
+  }
+  return false;
+}
+
 void no_training_launch(FindingContext& c)
 {
   if (c.job.launch != nullptr && !c.options.template_mode) {
@@ -501,6 +550,9 @@ void no_training_launch(FindingContext& c)
     return;
   }
   if (c.job.launch != nullptr || c.model.commands.empty() || c.options.template_mode) {
+    return;
+  }
+  if (unread_container_or_caller(c)) {
     return;
   }
   c.add(Severity::advice, "audit.no_launch",
