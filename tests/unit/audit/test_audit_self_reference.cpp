@@ -39,6 +39,9 @@ TEST_CASE("an escaped dollar meant for a later shell, a literal backslash, or an
     "cat > env.sh <<EOF\nexport LD_LIBRARY_PATH=/opt/lib:\\$LD_LIBRARY_PATH\nEOF\n"
     // Another variable whose name starts with the same letters.
     "LD=/x:\\$LD_LIBRARY_PATH\n"
+    // Inside a command string another shell runs, the escape is what makes it work.
+    "srun bash -c \"export LD_LIBRARY_PATH=/opt/x:\\$LD_LIBRARY_PATH; python train.py\"\n"
+    "eval \"export PATH=/opt/bin:\\$PATH\"\n"
     "srun bash -c \"$CMD\"\n";
   const AuditResult r = run(script);
   CAPTURE(describe(r));
