@@ -19,8 +19,10 @@ Prints:
     did, a second --fix changes nothing, and no finding appears that the
     original did not have.
 """
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,8 +40,17 @@ def table(name):
     return rows
 
 
+# The audit runs from an empty directory, standing in for a fresh submit
+# directory: relative output paths (audit.output_directory) are judged against
+# the directory sbatch runs in, so a logs/ left where the benchmark is started
+# (the demo writes one into the checkout) must not change the figures.
+SUBMIT_DIR = tempfile.mkdtemp(prefix="lg-audit-submit.")
+atexit.register(shutil.rmtree, SUBMIT_DIR, True)
+
+
 def audit(lg, path, extra=()):
-    out = subprocess.run([lg, "audit", path, "--format", "json", *extra], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([lg, "audit", path, "--format", "json", *extra], capture_output=True, text=True, timeout=60,
+                         cwd=SUBMIT_DIR)
     if out.returncode not in (0, 1):
         return None
     return json.loads(out.stdout)["files"][0]["findings"]
@@ -249,14 +260,14 @@ def fix_round_trips_of(lg, files, tmp, label, variant):
         before = audit(lg, target) or []
         parsed = bash_parses(target)
         original = open(target, "rb").read()
-        r = subprocess.run([lg, "audit", "--fix", target], capture_output=True, text=True)
+        r = subprocess.run([lg, "audit", "--fix", target], capture_output=True, text=True, cwd=SUBMIT_DIR)
         once = open(target, "rb").read()
         if once == original:
             if r.returncode == 3:
                 problems.append(f"{name}: fix refused: {r.stderr.strip()[:160]}")
             continue
         changed += 1
-        subprocess.run([lg, "audit", target, "--fix"], capture_output=True)
+        subprocess.run([lg, "audit", target, "--fix"], capture_output=True, cwd=SUBMIT_DIR)
         twice = open(target, "rb").read()
         after = audit(lg, target) or []
         budget = {}
@@ -285,7 +296,7 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
-    lg, corpus = sys.argv[1], sys.argv[2]
+    lg, corpus = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     if not os.path.isdir(corpus):
         print(f"bench/audit: corpus directory '{corpus}' is absent: fetch the scripts of the sbatch corpus index "
               "(repository, path, commit) into it first; they are not part of this repository")
