@@ -81,7 +81,7 @@ int main(int argc, char** argv)
     }
     lg::config::JobSpec spec;
     try {
-      const std::string text = lg::bench::job_text(row, lg::bench::dispatcher_judged(row));
+      const std::string text = lg::bench::job_text(row, lg::bench::dispatcher_judged(row, options));
       spec = lg::config::load_job_text(text, "bench.toml", options);
     } catch (const std::exception& e) {
       ++skipped[e.what()];

@@ -671,7 +671,7 @@ int main(int argc, char** argv)
     rows.push_back(std::move(p));
   }
   for (auto& p : rows) {
-    p.judged = lg::bench::dispatcher_judged(p.row) ? &p.dispatched : &p.spec;
+    p.judged = lg::bench::dispatcher_judged(p.row, options) ? &p.dispatched : &p.spec;
   }
   std::ofstream dump;
   for (int i = 3; i + 1 < argc; ++i) {

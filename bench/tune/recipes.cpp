@@ -2,7 +2,6 @@
 
 #include <fmt/core.h>
 
-#include <string_view>
 
 namespace lg::bench {
 
@@ -186,8 +185,6 @@ RecipeLines recipe_lines(const Row& row)
     if (row.model == d.model && row.system == d.system && row.pp == d.pp && row.vpp == d.vpp && row.ep == d.ep) {
       out.moe += fmt::format("token_dispatcher = \"flex\"\nflex_backend = \"{}\"\n", d.backend);
       out.dispatcher_training += d.overlap_ep ? "overlap_moe_expert_parallel_comm = true\n" : "";
-      // The estimate models DeepEP's buffers (estimate/overheads.cpp), not HybridEP's.
-      out.dispatcher_modelled = std::string_view(d.backend) == "deepep";
     }
   }
   // Llama 3.1 405B (126 layers) and Qwen3-235B-A22B (94 layers) count the

@@ -14,11 +14,9 @@ struct RecipeLines
   std::string parallelism;  // TOML lines for [parallelism]
   std::string training;     // TOML lines for [training]
   // The token dispatcher and its overlap (TOML lines for [model.moe] and
-  // [training]; rows.hpp, job_text), and whether the memory estimate models
-  // the dispatcher's buffers (DeepEP, not HybridEP).
+  // [training]; rows.hpp, job_text).
   std::string moe;
   std::string dispatcher_training;
-  bool dispatcher_modelled = false;
 };
 
 // The settings of the Bridge performance recipe behind `row` that the row's

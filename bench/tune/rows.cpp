@@ -1,5 +1,6 @@
 #include "rows.hpp"
 
+#include "config/not_modelled.hpp"
 #include "recipes.hpp"
 
 #include <fmt/core.h>
@@ -92,9 +93,12 @@ std::string job_text(const Row& row, bool dispatcher)
   return text;
 }
 
-bool dispatcher_judged(const Row& row)
+bool dispatcher_judged(const Row& row, const config::LoadOptions& options)
 {
-  return recipe_lines(row).dispatcher_modelled;
+  if (recipe_lines(row).moe.empty()) {
+    return false;
+  }
+  return config::not_modelled(row_spec(row, options, true)).size() == config::not_modelled(row_spec(row, options)).size();
 }
 
 config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher)

@@ -45,8 +45,9 @@ std::string job_text(const Row& row, bool dispatcher = false);
 config::JobSpec row_spec(const Row& row, const config::LoadOptions& options, bool dispatcher = false);
 
 // Whether a memory judgement of the published job reads the recipe's
-// dispatcher: where the estimate models its buffers (DeepEP).
-bool dispatcher_judged(const Row& row);
+// dispatcher: where the estimate models its buffers (the dispatcher adds
+// nothing to config::not_modelled).
+bool dispatcher_judged(const Row& row, const config::LoadOptions& options);
 
 // GPUs per node of a system (4 on GB200/GB300 trays, 8 on DGX boards).
 int gpus_per_node(const std::string& system);

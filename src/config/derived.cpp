@@ -58,6 +58,11 @@ std::string flex_backend_of(const MoeSpec& moe)
   return moe.enable_deepep && moe.flex_backend != "hybridep" ? std::string("deepep") : moe.flex_backend;
 }
 
+bool runs_deepep(const MoeSpec& moe)
+{
+  return moe.token_dispatcher == "flex" && flex_backend_of(moe) == "deepep";
+}
+
 int expert_data_parallel_size(const JobSpec& spec)
 {
   const auto& p = spec.parallelism;

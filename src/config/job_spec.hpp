@@ -335,6 +335,8 @@ bool deepep_supported(const GpuSpec& gpu);
 // (TransformerConfig.__post_init__): DeepEP when moe_enable_deepep is set
 // and the backend is not HybridEP, else the backend given.
 std::string flex_backend_of(const MoeSpec& moe);
+// The flex token dispatcher on DeepEP (the one flex backend the estimate models).
+bool runs_deepep(const MoeSpec& moe);
 bool is_fp8(Precision precision);   // any fp8 recipe
 bool is_fp4(Precision precision);
 

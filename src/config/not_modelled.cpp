@@ -168,7 +168,7 @@ std::vector<NotModelled> not_modelled(const JobSpec& spec)
   }
   // DeepEP's buffers are modelled (estimate/overheads.cpp); the other
   // backends' are not.
-  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex" && flex_backend_of(*spec.model.moe) != "deepep") {
+  if (spec.model.moe && spec.model.moe->token_dispatcher == "flex" && !runs_deepep(*spec.model.moe)) {
     from_field("model.moe.flex_backend", fmt::format("{} ({})", *not_modelled_what("model.moe.flex_backend"),
                                                      flex_backend_of(*spec.model.moe)));
   }

@@ -77,7 +77,7 @@ double align_up(double value, double step)
 double deepep_buffer_bytes(const config::JobSpec& spec)
 {
   const auto& m = spec.model;
-  if (!m.moe || m.moe->token_dispatcher != "flex" || config::flex_backend_of(*m.moe) != "deepep") {
+  if (!m.moe || !config::runs_deepep(*m.moe)) {
     return 0;
   }
   const int ranks = std::max(1, spec.parallelism.ep) * std::max(1, config::expert_tensor_parallel_size(spec));

@@ -108,8 +108,7 @@ std::optional<Finding> tp_needs_sp(const Context& ctx)
 std::optional<Finding> deepep_gpu(const Context& ctx)
 {
   const auto& moe = ctx.spec.model.moe;
-  if (!is_moe(ctx.spec.model) || moe->token_dispatcher != "flex" || config::flex_backend_of(*moe) != "deepep"
-      || !is_bridge(ctx.spec) || config::deepep_supported(ctx.spec.cluster.gpu_info)) {
+  if (!is_moe(ctx.spec.model) || !config::runs_deepep(*moe) || !is_bridge(ctx.spec) || config::deepep_supported(ctx.spec.cluster.gpu_info)) {
     return std::nullopt;
   }
   return Finding{with_upstream(fmt::format("the DeepEP flex backend on {}", ctx.spec.cluster.gpu_info.display_name),
