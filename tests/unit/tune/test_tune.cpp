@@ -339,7 +339,9 @@ TEST_CASE("dispatcher: DeepEP is tried where the EP group crosses NVLink domains
                                      "moe.toml", presets());
   gb200.base.cluster.gpus_per_node = 4;
   gb200.base.cluster.nodes = 4;
-  for (const auto& c : tune::search(gb200).candidates) {
+  const auto on_gb200 = tune::search(gb200);
+  CHECK_FALSE(on_gb200.candidates.empty());  // the loop below is not vacuous
+  for (const auto& c : on_gb200.candidates) {
     CHECK_FALSE(c.layout.deepep);
   }
   // A job that names its dispatcher keeps it.
@@ -348,7 +350,9 @@ TEST_CASE("dispatcher: DeepEP is tried where the EP group crosses NVLink domains
                                      presets());
   named.free = tune::free_dimensions(named.base, {"ep"}, true);
   CHECK_FALSE(named.free.dispatcher);
-  for (const auto& c : tune::search(named).candidates) {
+  const auto kept = tune::search(named);
+  CHECK_FALSE(kept.candidates.empty());
+  for (const auto& c : kept.candidates) {
     CHECK_FALSE(c.layout.deepep);
   }
 }
