@@ -221,6 +221,8 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::hygiene_findings(context);
   detail::launch_findings(context);
   detail::step_findings(context);
+  detail::nccl_name_findings(context);
+  detail::job_status_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
   if (!foreign.empty()) {
@@ -291,6 +293,12 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "--exit-duration-in-mins not below #SBATCH --time: Slurm ends the job before Megatron's timed exit and save"},
     {"audit.escaped_self_reference", Severity::warning,
      "NAME=DIR:\\$NAME: NAME gets the text $NAME, and its old value is lost"},
+    {"audit.array_pattern", Severity::warning,
+     "#SBATCH --output/--error uses %a in a job that is not an array: Slurm writes 4294967294 there"},
+    {"audit.wait_status", Severity::warning,
+     "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
+    {"audit.nccl_name_unread", Severity::advice,
+     "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
     {"audit.docker_gpus", Severity::warning,
      "docker run in a GPU job without --gpus (or the NVIDIA runtime): the container sees no GPU"},
     {"audit.container_mounts", Severity::error,

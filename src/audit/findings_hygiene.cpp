@@ -265,28 +265,34 @@ std::pair<int, bool> mkdir_of(const ScriptModel& model, const std::string& dir)
   return {made, false};
 }
 
-// The first job-ID pattern in a --output/--error directory (sbatch(1),
-// "filename pattern": %j job ID, %J job ID.step, %A array master job ID; a
-// number between % and the letter pads it; %% is a literal %), or "".
-std::string job_id_pattern(const std::string& dir)
+// The first filename pattern with one of `letters` in a --output/--error
+// value (sbatch(1), "filename pattern": %j job ID, %J job ID.step, %A array
+// master job ID, %a array task ID; a number between % and the letter pads
+// it; %% is a literal %), or "".
+std::string slurm_pattern(const std::string& value, std::string_view letters)
 {
-  for (std::size_t i = 0; i + 1 < dir.size(); ++i) {
-    if (dir[i] != '%') {
+  for (std::size_t i = 0; i + 1 < value.size(); ++i) {
+    if (value[i] != '%') {
       continue;
     }
-    if (dir[i + 1] == '%') {
+    if (value[i + 1] == '%') {
       ++i;
       continue;
     }
     std::size_t j = i + 1;
-    while (j < dir.size() && std::isdigit(static_cast<unsigned char>(dir[j])) != 0) {
+    while (j < value.size() && std::isdigit(static_cast<unsigned char>(value[j])) != 0) {
       ++j;
     }
-    if (j < dir.size() && (dir[j] == 'j' || dir[j] == 'J' || dir[j] == 'A')) {
-      return dir.substr(i, j - i + 1);
+    if (j < value.size() && letters.find(value[j]) != std::string_view::npos) {
+      return value.substr(i, j - i + 1);
     }
   }
   return {};
+}
+
+std::string job_id_pattern(const std::string& value)
+{
+  return slurm_pattern(value, "jJA");
 }
 
 void output_directory(FindingContext& context)
@@ -369,6 +375,40 @@ void output_directory(FindingContext& context)
   }
 }
 
+// `#SBATCH --output=logs/%x_%a.out` in a job that is not an array: sbatch(1)
+// fills %a with the array task ID, which a job that is no array does not
+// have; Slurm writes NO_VAL there (the local Slurm 22.05 names the file
+// o_1_4294967294_1.out for `--output=o_%A_%a_%j.out`). With no job ID in
+// the name every run writes one file and the last run's log replaces the
+// earlier ones. Not judged when the script reads SLURM_ARRAY_* or mentions
+// --array (submitted with `sbatch --array=…`, which overrides the script).
+void array_pattern(FindingContext& context)
+{
+  const ScriptModel& m = context.model;
+  if (context.options.template_mode || m.text.find("SLURM_ARRAY") != std::string::npos
+      || m.text.find("--array") != std::string::npos
+      || std::any_of(m.directives.begin(), m.directives.end(), [](const Directive& d) { return d.name == "array"; })) {
+    return;
+  }
+  for (const char* name : {"output", "error"}) {
+    const Directive* d = m.directive(name);
+    if (d == nullptr || !d->has_value || slurm_pattern(d->value, "a").empty()) {
+      continue;
+    }
+    const bool job_id = !job_id_pattern(d->value).empty();
+    context.add(job_id ? Severity::advice : Severity::warning, "audit.array_pattern",
+                fmt::format("--{}={} uses %a, the array task ID, but the job is not an array (no --array): Slurm "
+                            "writes 4294967294 there{}",
+                            name, d->value,
+                            job_id ? ", so the log's name carries a meaningless number"
+                                   : ", and with no job ID (%j) in the name every run writes the same file, so each "
+                                     "run's log replaces the last one's"),
+                job_id ? "drop %a (or add #SBATCH --array=… if the job is meant to be an array)"
+                       : "name the log after the job: %j (or %x-%j) in place of %a, or add #SBATCH --array=…",
+                d->value_offset);
+  }
+}
+
 } // namespace
 
 void hygiene_findings(FindingContext& context)
@@ -377,6 +417,7 @@ void hygiene_findings(FindingContext& context)
   not_exported(context);
   late_directive_findings(context);
   output_directory(context);
+  array_pattern(context);
   printed_activation(context);
   conda_without_setup(context);
 }

@@ -150,8 +150,9 @@ void trap_deferred(FindingContext& c)
                     value, sent,
                     at == std::string::npos ? "" : fmt::format(" {} s before the time limit", value.substr(at + 1)),
                     c.model.line_of(trap)),
-        "start the launch in the background and wait for it (`srun … &` then `wait`): wait returns as soon as a "
-        "trapped signal arrives, and the trap runs",
+        "start the launch in the background and wait for its PID (`srun … & pid=$!; wait \"$pid\"`): wait returns "
+        "as soon as a trapped signal arrives, and the trap runs; `wait \"$pid\"` again afterwards gives the step's "
+        "exit status, which a bare `wait` drops",
         command.begin);
 }
 

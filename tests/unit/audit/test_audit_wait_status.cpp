@@ -1,0 +1,79 @@
+// A batch script that ends with a bare `wait`: bash(1), `wait`: "If id is
+// not given, all currently active child processes are waited for, and the
+// return status is zero." The script's status is the job's (sbatch(1)), so
+// the job is COMPLETED whatever its steps did. Seen on the local Slurm 22.05
+// (scripts/slurm-cluster): `srun false & srun true & wait` gives the job
+// COMPLETED 0:0 and the first step FAILED 1:0.
+#include "audit_test_support.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace lg::audit;
+using namespace lg::audit::testing;
+
+TEST_CASE("background steps then a bare wait as the last command: a warning on the wait")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=2\n"
+                             "srun --het-group=0 python serve.py &\n"
+                             "srun --het-group=1 python train.py &\n"
+                             "wait\n"
+                             "echo \"done at $(date)\"\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.wait_status");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 5);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[0]->diagnostic.message.find("after 2 steps started in the background") != std::string::npos);
+  CHECK(found[0]->diagnostic.fix.find("wait \"$p\" || rc=$?") != std::string::npos);
+}
+
+TEST_CASE("one ssh fan-out per node in a loop, then wait inside an if: still the job's status")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=4\n"
+                             "for h in $(scontrol show hostnames); do\n"
+                             "  ssh \"$h\" bash run.sh &\n"
+                             "done\n"
+                             "if true; then\n  wait\nfi\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.wait_status");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 7);
+}
+
+TEST_CASE("the status kept: wait for a PID, an exit after the wait, $? read, a foreground launch: nothing")
+{
+  const char* kept[] = {
+    // wait with an ID returns that process's status
+    "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py &\npid=$!\nwait $pid\n",
+    // the script says its own status after the wait
+    "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py &\nwait\nexit $(cat status)\n",
+    // the status read after it
+    "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py &\nwait\necho \"rc=$?\"\n",
+    // nothing in the background: the launch's own status is the job's
+    "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py\nwait\n",
+    // not a batch script (no #SBATCH): run under salloc, its status is nobody's job state
+    "#!/bin/bash\nsrun python train.py &\nwait\n",
+    // a wait in a function defined last is not the script's end
+    "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py &\nsrun python eval.py\nfinish() {\n  wait\n}\n",
+  };
+  for (const char* script : kept) {
+    const AuditResult r = run(script);
+    CAPTURE(script);
+    CAPTURE(describe(r));
+    CHECK(with_rule(r, "audit.wait_status").empty());
+  }
+}
+
+TEST_CASE("`exit` or `exit 0` after the wait says the same zero")
+{
+  for (const char* tail : {"exit\n", "exit 0\n"}) {
+    const std::string script = std::string("#!/bin/bash\n#SBATCH -N 1\nsrun python train.py &\nwait\n") + tail;
+    const AuditResult r = run(script);
+    CAPTURE(describe(r));
+    const auto found = with_rule(r, "audit.wait_status");
+    REQUIRE(found.size() == 1);
+    CHECK(line_of(found[0]) == 4);
+  }
+}
