@@ -285,6 +285,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.torchrun_tasks_per_node", Severity::error, "torchrun under srun with more than one task per node"},
     {"audit.accelerate_machine_rank", Severity::error,
      "accelerate launch on several nodes with no --machine_rank: every node is machine 0"},
+    {"audit.srun_without_rank", Severity::error,
+     "srun starts several tasks of a Megatron program itself and nothing sets RANK: every task is rank 0"},
     {"audit.torchrun_node_rank", Severity::error,
      "torchrun on several nodes (or a caller's node count) with no --node_rank: every node is node 0"},
     {"audit.trainer_nodes", Severity::error,

@@ -212,10 +212,15 @@ bool unread_launcher_words(const FindingContext& c, const Launch& l)
       }
     }
   }
+  // Words before the program by position: a word from a variable's value
+  // carries the offset of that value, which may come before the program's
+  // (`X=…$SLURM_JOBID…; CMD="pretrain_gpt.py --config $X"; srun python $CMD`).
   const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
-  const int program_at = l.program ? l.program->offset : command.end;
-  return std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
-    return w.offset >= 0 && w.offset < program_at && !w.known && values.count(w.offset) == 0;
+  const auto program = std::find_if(command.words.begin(), command.words.end(), [&](const Word& w) {
+    return w.offset == l.program->offset && w.text() == l.program->text();
+  });
+  return std::any_of(command.words.begin(), program, [&](const Word& w) {
+    return w.offset >= 0 && !w.known && values.count(w.offset) == 0;
   });
 }
 
@@ -348,6 +353,60 @@ void torchrun_node_rank(FindingContext& c)
           nnodes->offset);
   }
 }
+
+// `srun python pretrain_gpt.py …` with several tasks and nothing that gives
+// each task its rank. Megatron reads its rank and world size from the
+// environment only: megatron/training/arguments.py (Megatron-LM) and
+// megatron/arguments.py (Megatron-DeepSpeed), `args.rank =
+// int(os.getenv('RANK', '0'))`, `args.world_size =
+// int(os.getenv("WORLD_SIZE", '1'))`; srun sets SLURM_PROCID, not RANK. So
+// every task is rank 0: of a world of 1 (each task trains alone, all writing
+// one checkpoint directory) or, with WORLD_SIZE exported, of a world whose
+// other ranks never join. Megatron-DeepSpeed also picks the GPU as `rank %
+// device_count` (initialize.py, _initialize_distributed) before DeepSpeed's
+// MPI discovery, so every task takes GPU 0. Left alone: a launcher that
+// spawns workers (torchrun, deepspeed), RANK anywhere in the script's text
+// (a `bash -c 'RANK=$SLURM_PROCID …'` wrapper), a pyxis container (enroot's
+// PyTorch hook sets RANK, LOCAL_RANK and WORLD_SIZE from Slurm's variables in
+// NGC images), a sourced file, unread launcher words, one task, and for
+// Megatron-DeepSpeed one GPU per task (--gpus-per-task, --gpu-bind).
+void srun_without_rank(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* srun = l != nullptr ? l->stage("srun") : nullptr;
+  if (srun == nullptr || !c.job.megatron_program || !l->python || may_spawn(l) || l->has("mpirun")
+      || l->sources || !c.job.environment_complete || unread_launcher_words(c, *l)
+      || srun->find("container-image") != nullptr || srun->find("container-name") != nullptr
+      || c.model.text.find("RANK") != std::string::npos) {
+    return;
+  }
+  const int tasks = c.job.tasks_per_node;
+  const int nodes = srun_step_nodes(c, srun);
+  if (tasks <= 0 || nodes <= 0 || tasks * nodes <= 1) {
+    return;
+  }
+  const bool one_gpu_each = c.model.directive("gpus-per-task") != nullptr || srun->find("gpus-per-task") != nullptr
+                            || srun->find("gpu-bind") != nullptr || c.model.directive("gpu-bind") != nullptr;
+  if (megatron_deepspeed(c.job) && one_gpu_each) {
+    return;  // each task sees its own GPU as device 0, and DeepSpeed may find the ranks through MPI
+  }
+  const bool world = c.model.text.find("WORLD_SIZE") != std::string::npos;
+  const std::string tail =
+    megatron_deepspeed(c.job)
+      ? std::string(" when Megatron-DeepSpeed picks its GPU (rank % device count, before DeepSpeed's MPI discovery): "
+                    "every task takes GPU 0 (NCCL/RCCL stops at a duplicate GPU, or the GPU runs out of memory)")
+    : world ? std::string(" of the world WORLD_SIZE names, whose other ranks never join: the job hangs at "
+                          "initialisation")
+            : std::string(" of a world of 1 (WORLD_SIZE defaults to 1): each trains alone on a copy of the data and "
+                          "all write one checkpoint directory");
+  c.add(Severity::error, "audit.srun_without_rank",
+        fmt::format("srun starts {} tasks of {} itself, and nothing sets RANK: Megatron takes its rank from RANK "
+                    "(os.getenv('RANK', '0')), not from Slurm's SLURM_PROCID, so every task is rank 0{}",
+                    tasks * nodes, l->program->text(), tail),
+        "start one torchrun per node (`srun --ntasks-per-node=1 torchrun --nproc-per-node=8 …`), or give each task "
+        "its ranks: `srun bash -c 'RANK=$SLURM_PROCID LOCAL_RANK=$SLURM_LOCALID WORLD_SIZE=$SLURM_NTASKS python …'`",
+        srun->offset);
+}
 }  // namespace
 
 void rank_findings(FindingContext& c)
@@ -355,6 +414,7 @@ void rank_findings(FindingContext& c)
   per_task_variables(c);
   accelerate_machine_rank(c);
   torchrun_node_rank(c);
+  srun_without_rank(c);
 }
 
 }  // namespace lg::audit::detail

@@ -12,6 +12,27 @@ namespace lg::audit {
 
 namespace {
 
+// `source venv/bin/activate`, `. activate ENV`: a Python environment's
+// activation, which sets PATH, VIRTUAL_ENV or CONDA_* and nothing a launch
+// rule reads (venv's bin/activate; conda's activate script).
+bool activation(const ScriptModel& model, int offset)
+{
+  const auto begin = static_cast<std::size_t>(offset);
+  const auto end = model.text.find_first_of("\n;&|", begin);
+  const std::string line = model.text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  const auto space = line.find_first_of(" \t");
+  if (space == std::string::npos) {
+    return false;
+  }
+  const auto first = line.find_first_not_of(" \t", space);
+  const auto last = line.find_first_of(" \t", first);
+  if (first == std::string::npos) {
+    return false;
+  }
+  const std::string file = line.substr(first, last == std::string::npos ? std::string::npos : last - first);
+  return file == "activate" || file.ends_with("/bin/activate");
+}
+
 bool contains_megatron(std::string text)
 {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -63,7 +84,7 @@ void read_environment(const ScriptModel& model, const Launch& launch, ScriptJob&
   }
   job.environment_complete = !launch.sources;
   for (int offset : model.sources) {
-    job.environment_complete = job.environment_complete && offset >= begin;
+    job.environment_complete = job.environment_complete && (offset >= begin || activation(model, offset));
   }
 }
 
