@@ -102,6 +102,88 @@ void comment_continuations(FindingContext& c)
   }
 }
 
+// The text of line `line` (1-based) without its line end.
+std::string_view line_text(const ScriptModel& m, int line)
+{
+  const auto begin = static_cast<std::size_t>(m.line_begin(line));
+  auto end = static_cast<std::size_t>(m.line_begin(line + 1));
+  while (end > begin && (m.text[end - 1] == '\n' || m.text[end - 1] == '\r')) {
+    --end;
+  }
+  return std::string_view(m.text).substr(begin, end - begin);
+}
+
+// Ends in a backslash that continues the line (an odd run of them).
+bool continued(std::string_view line)
+{
+  std::size_t run = 0;
+  while (run < line.size() && line[line.size() - 1 - run] == '\\') {
+    ++run;
+  }
+  return run % 2 == 1;
+}
+
+bool comment_line(std::string_view line)
+{
+  const auto first = line.find_first_not_of(" \t");
+  return first != std::string_view::npos && line[first] == '#';
+}
+
+// An argument, not a command: `--flag`, `-x`, or a Hydra/NeMo override
+// `a.b=c` (a dot before the `=`: not a variable name, so no assignment).
+bool argument_shaped(std::string_view word)
+{
+  if (word.starts_with("-")) {
+    return true;
+  }
+  const auto eq = word.find('=');
+  return eq != std::string_view::npos && eq > 0 && word.substr(0, eq).find('.') != std::string_view::npos;
+}
+
+// `torchrun … \` then a line `# --old-flag \`, then `--more 1 \` lines:
+// after the continuation, `#` at the start of a word begins a comment that
+// runs to the line's end (bash(1), COMMENTS), backslash included, so the
+// command ends at the comment and the lines after it run as a command of
+// their own ("--more: command not found", exit 127): none of their arguments
+// reach the program. Round 21's NeMo job lost its resume and checkpoint
+// overrides that way.
+void comment_lines_in_continuation(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t i = 0; i + 1 < m.commands.size(); ++i) {
+    const Command& cmd = m.commands[i];
+    const Command& next = m.commands[i + 1];
+    if (cmd.terminator != "\n" || cmd.words.empty() || next.words.empty() || cmd.end <= cmd.begin || next.begin < 0
+        || !next.words.front().known || next.words.front().offset != next.begin) {
+      continue;
+    }
+    const int last = m.line_of(cmd.end - 1);
+    const int first_next = m.line_of(next.begin);
+    if (first_next <= last + 1 || !continued(line_text(m, last)) || !argument_shaped(next.words.front().text())) {
+      continue;
+    }
+    bool comments_only = true;
+    for (int line = last + 1; line < first_next && comments_only; ++line) {
+      comments_only = comment_line(line_text(m, line));
+    }
+    if (!comments_only) {
+      continue;
+    }
+    const int next_last = m.line_of(std::max(next.begin, next.end - 1));
+    c.add(Severity::error, "audit.comment_continuation",
+          fmt::format("the comment on line {} ends the command continued from line {}: after the `\\` a `#` "
+                      "starts a comment to the line's end (its own `\\` included), so {} stops there and line{} {} "
+                      "(`{}` …) run{} as a command of its own, which fails (command not found); {} never gets those "
+                      "arguments",
+                      last + 1, last, cmd.words.front().text(), next_last > first_next ? "s" : "",
+                      next_last > first_next ? fmt::format("{}-{}", first_next, next_last) : std::to_string(first_next),
+                      next.words.front().text(), next_last > first_next ? "" : "s", cmd.words.front().text()),
+          "move the commented-out lines below the command (or delete them): a comment cannot sit inside a "
+          "continued command",
+          m.line_begin(last + 1) + static_cast<int>(line_text(m, last + 1).find('#')));
+  }
+}
+
 // `torchrun \ ` with a space after the backslash: the backslash quotes the
 // space, not the newline (bash(1), "QUOTING": "a \ followed by a newline is a
 // line continuation"; any other character is taken literally), so the command
@@ -417,6 +499,7 @@ void empty_quoted_words(FindingContext& c)
 
 void word_findings(FindingContext& context)
 {
+  comment_lines_in_continuation(context);
   comment_continuations(context);
   space_after_backslash(context);
   array_comments(context);
