@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 #include <string_view>
 
 namespace lg::audit::detail {
@@ -101,6 +102,18 @@ bool set_by_slurm_gpu_plugin(const std::string& name)
   return name == "CUDA_VISIBLE_DEVICES" || name == "ROCR_VISIBLE_DEVICES" || name == "GPU_DEVICE_ORDINAL";
 }
 
+// Names that change only what the processes print (OpenMP's affinity and
+// environment displays, NCCL's and PyTorch's log levels): unexported, the
+// log lacks those lines and the job runs as it would have.
+bool logging_only(const std::string& name)
+{
+  static const std::set<std::string> k_logging = {
+    "OMP_DISPLAY_AFFINITY", "OMP_DISPLAY_ENV", "OMP_AFFINITY_FORMAT", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS",
+    "NCCL_DEBUG_FILE", "TORCH_CPP_LOG_LEVEL", "TORCH_SHOW_CPP_STACKTRACES", "TORCH_LOGS", "NVTE_DEBUG",
+    "NVTE_DEBUG_LEVEL", "TRANSFORMERS_VERBOSITY", "HF_HUB_VERBOSITY", "TORCH_DISTRIBUTED_DEBUG"};
+  return k_logging.count(name) != 0;
+}
+
 void not_exported(FindingContext& context)
 {
   const ScriptModel& m = context.model;
@@ -132,9 +145,11 @@ void not_exported(FindingContext& context)
                   fmt::format("remove the assignment of {} (exporting it slows every step)", a.name), a.offset);
       continue;
     }
+    const bool logging = logging_only(a.name);
     auto& finding = context.add(
-      Severity::warning, "audit.not_exported",
-      fmt::format("{} is assigned but not exported: the launched processes do not see it", a.name),
+      logging ? Severity::advice : Severity::warning, "audit.not_exported",
+      fmt::format("{} is assigned but not exported: the launched processes do not see it{}", a.name,
+                  logging ? " (it only changes what they print, so the log lacks those lines)" : ""),
       fmt::format("export {}", a.name), a.offset);
     if (a.offset >= 0 && m.text.compare(static_cast<std::size_t>(a.offset), a.name.size(), a.name) == 0
         && m.commands[static_cast<std::size_t>(a.command)].begin == a.offset) {

@@ -95,7 +95,25 @@ TEST_CASE("a debugging switch assigned and not exported: advice to remove it, ne
   CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
   CHECK(found[0]->diagnostic.message.find("do not export it") != std::string::npos);
   CHECK(found[0]->edits.empty());
-  // NCCL_DEBUG=INFO is not a debugging switch of env.debug_setting: export it.
-  CHECK(found[1]->diagnostic.severity == lg::Severity::warning);
+  // NCCL_DEBUG=INFO is not a debugging switch of env.debug_setting: export
+  // it; it only changes what NCCL prints, so unexported it is advice.
+  CHECK(found[1]->diagnostic.severity == lg::Severity::advice);
   CHECK(found[1]->diagnostic.fix == "export NCCL_DEBUG");
+}
+
+// Round 21's LUMI job: `OMP_DISPLAY_AFFINITY=true` unexported. OpenMP reads
+// it only to print each thread's binding (OpenMP 5.0, 6.14 OMP_DISPLAY_AFFINITY),
+// so the job runs the same and the log lacks those lines: advice, not the
+// warning a setting that changes the run gets.
+TEST_CASE("an unexported variable that only changes what is printed is advice")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=1\nOMP_DISPLAY_AFFINITY=true\nNCCL_IB_HCA=mlx5\n"
+                             "srun python train.py\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.not_exported");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("only changes what they print") != std::string::npos);
+  CHECK(found[1]->diagnostic.severity == lg::Severity::warning);
 }
