@@ -303,6 +303,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
     {"audit.docker_gpus", Severity::warning,
      "docker run in a GPU job without --gpus (or the NVIDIA runtime): the container sees no GPU"},
+    {"audit.container_cleanenv", Severity::warning,
+     "apptainer/singularity exec --cleanenv (or --containall): the batch shell's exports do not reach the program"},
     {"audit.container_mounts", Severity::error,
      "a pyxis --container-mounts entry with a path where its mount flags go (a missing ',')"},
     {"audit.trap_deferred", Severity::warning,

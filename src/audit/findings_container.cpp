@@ -6,6 +6,9 @@
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <set>
 #include <string>
@@ -118,12 +121,75 @@ void container_mounts(FindingContext& c)
   }
 }
 
+// `srun apptainer exec --cleanenv IMAGE torchrun …` (also singularity, -e,
+// --containall/-C): the container starts with a clean environment, so the
+// batch shell's exports do not reach the program. Apptainer's docs
+// ("Environment and Metadata"): with --cleanenv "only the variables set by
+// Apptainer" and those given with --env/--env-file or as
+// APPTAINERENV_NAME/SINGULARITYENV_NAME reach the container; --containall
+// implies --cleanenv. Round 21's Pawsey job lost its OMP_NUM_THREADS=8 that
+// way (torchrun then sets 1). A warning for settings that change the run;
+// one finding naming them all.
+void clean_environment(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  const LaunchStage* box = l == nullptr ? nullptr : l->stage("apptainer");
+  if (box == nullptr && l != nullptr) {
+    box = l->stage("singularity");
+  }
+  if (box == nullptr || box->find("env-file") != nullptr || !c.job.environment_complete
+      || (box->find("cleanenv") == nullptr && box->find("e") == nullptr && box->find("containall") == nullptr
+          && box->find("C") == nullptr)) {
+    return;
+  }
+  std::set<std::string> passed;
+  for (const auto& o : box->options) {
+    if ((o.name == "env" || o.name == "--env") && o.value) {
+      if (!o.value->known) {
+        return;  // an --env list that cannot be read may pass anything
+      }
+      for (const std::string& item : lg::split(o.value->text(), ',')) {
+        passed.insert(item.substr(0, item.find('=')));
+      }
+    }
+  }
+  for (const auto& a : c.job.environment) {
+    for (const char* prefix : {"APPTAINERENV_", "SINGULARITYENV_"}) {
+      if (a.name.starts_with(prefix)) {
+        passed.insert(a.name.substr(std::string_view(prefix).size()));
+      }
+    }
+  }
+  std::vector<std::string> lost;
+  int first = -1;
+  for (const auto& a : c.job.environment) {
+    if (a.exported && !a.prefix && runtime_variable(a.name) && !a.name.starts_with("MASTER_") && passed.count(a.name) == 0
+        && std::find(lost.begin(), lost.end(), a.name) == lost.end()) {
+      lost.push_back(a.name);
+      first = first < 0 ? a.offset : std::min(first, a.offset);
+    }
+  }
+  if (lost.empty()) {
+    return;
+  }
+  const std::string tool = box->tool;
+  c.add(Severity::warning, "audit.container_cleanenv",
+        fmt::format("`{} exec {}` starts the container with a clean environment: the exported {} {} not reach the "
+                    "program, which runs with the image's defaults",
+                    tool, box->find("cleanenv") != nullptr || box->find("e") != nullptr ? "--cleanenv" : "--containall",
+                    fmt::join(lost, ", "), lost.size() > 1 ? "do" : "does"),
+        fmt::format("pass them: `{} exec --cleanenv --env {}=… IMAGE …` (or export {}ENV_{}=…)", tool, lost.front(),
+                    tool == "apptainer" ? "APPTAINER" : "SINGULARITY", lost.front()),
+        first >= 0 ? first : box->offset);
+}
+
 }  // namespace
 
 void container_findings(FindingContext& c)
 {
   container_env(c);
   container_mounts(c);
+  clean_environment(c);
 }
 
 }  // namespace lg::audit::detail
