@@ -204,6 +204,30 @@ std::string amd_evidence(const ScriptModel& model)
       return a.name + "= (a ROCm runtime variable)";
     }
   }
+  // A ROCm container: `apptainer exec --rocm` (Apptainer's GPU support for
+  // AMD, user guide "GPU Support"), an image built on ROCm (`rocm/pytorch`,
+  // `pytorch2.4.1_rocm6.1.sif`), or `module load rocm`.
+  auto rocm_image = [](const std::string& text) {
+    const std::string t = lower(text);
+    return t.find("rocm/") != std::string::npos || (t.find("rocm") != std::string::npos && t.ends_with(".sif"));
+  };
+  for (const auto& a : model.assignments) {
+    for (const auto& w : a.value) {
+      if (rocm_image(w.text())) {
+        return a.name + "=" + w.text() + " (a ROCm image)";
+      }
+    }
+  }
+  for (const auto& command : model.commands) {
+    for (std::size_t i = 0; i < command.words.size(); ++i) {
+      const std::string& t = command.words[i].text();
+      const bool module_rocm = i >= 2 && command.words[0].text() == "module" && command.words[1].text() == "load"
+                               && lower(t).starts_with("rocm");
+      if (t == "--rocm" || module_rocm || rocm_image(t)) {
+        return "`" + t + "` (ROCm)";
+      }
+    }
+  }
   return "";
 }
 

@@ -97,3 +97,26 @@ TEST_CASE("memory not judged: the fix follows the reason, and never says --gpu f
   REQUIRE(only_gpu.size() == 1);
   CHECK(only_gpu[0]->diagnostic.fix.find("--gpu") == std::string::npos);
 }
+
+// Round 21's Pawsey Setonix job names no GPU on its #SBATCH lines (partition
+// `gpu`), but runs a ROCm image (`pytorch2.4.1_rocm6.1.sif`): an AMD GPU, not
+// the assumed H100. Also `apptainer exec --rocm` (Apptainer's user guide,
+// "GPU Support") and `module load rocm`.
+TEST_CASE("a ROCm container or module says the GPU is AMD")
+{
+  const std::vector<std::string> presets = {"h100-80gb", "a100-80gb"};
+  const char* scripts[] = {
+    "#!/bin/bash\n#SBATCH --partition=gpu\nIMG=/scratch/p/pytorch2.4.1_rocm6.1.sif\nsrun singularity exec $IMG python t.py\n",
+    "#!/bin/bash\n#SBATCH --partition=gpu\nsrun apptainer exec --rocm img.sif python t.py\n",
+    "#!/bin/bash\n#SBATCH --partition=gpu\nmodule load rocm/6.0.3\nsrun python t.py\n",
+  };
+  for (const char* script : scripts) {
+    CAPTURE(script);
+    const auto hint = gpu_from_script(script, presets);
+    REQUIRE(hint.has_value());
+    CHECK(hint->preset == "amd");
+  }
+  CHECK_FALSE(gpu_from_script("#!/bin/bash\n#SBATCH --partition=gpu\nsrun apptainer exec --nv img.sif python t.py\n",
+                              presets)
+                .has_value());
+}
