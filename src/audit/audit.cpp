@@ -237,11 +237,23 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   if (options.parse_error && !options.template_mode && foreign.empty()) {
     if (const auto error = options.parse_error(text)) {
       const int offset = model.line_begin(error->first);
-      context.add(Severity::error, "audit.parse_error",
-                  fmt::format("bash cannot parse the script: {}", error->second),
-                  "correct the syntax (`bash -n SCRIPT` shows the same error); sbatch accepts the script and the job "
-                  "fails at once",
-                  offset < static_cast<int>(text.size()) ? offset : -1);
+      // `… <cache_dir>` at a line end: the placeholder's redirection is the
+      // syntax error, reported once, by the placeholder finding.
+      const auto cause = std::find_if(result.findings.begin(), result.findings.end(), [&](const AuditFinding& f) {
+        return f.diagnostic.rule == "audit.placeholder" && f.diagnostic.where
+               && f.diagnostic.where->line == error->first
+               && f.diagnostic.message.find("redirections") != std::string::npos;
+      });
+      if (cause != result.findings.end()) {
+        cause->diagnostic.message +=
+          fmt::format("; here bash cannot parse the script at all ({}), so it stops on this line", error->second);
+      } else {
+        context.add(Severity::error, "audit.parse_error",
+                    fmt::format("bash cannot parse the script: {}", error->second),
+                    "correct the syntax (`bash -n SCRIPT` shows the same error); sbatch accepts the script and the "
+                    "job fails at once",
+                    offset < static_cast<int>(text.size()) ? offset : -1);
+      }
       // Bash stops at the error: that no launch line was read follows from
       // it and is not a second finding.
       std::erase_if(result.findings, [](const AuditFinding& f) {

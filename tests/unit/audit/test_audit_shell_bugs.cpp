@@ -169,7 +169,11 @@ TEST_CASE("a script bash cannot parse gets no second finding that nothing was re
     return std::optional<std::pair<int, std::string>>{{3, "syntax error"}};
   };
   const AuditResult r = audit_text("#!/bin/bash\nX=1\nHF_TOKEN=<HF_TOKEN>\n", "t.sh", options);
-  CHECK(with_rule(r, "audit.parse_error").size() == 1);
+  // The placeholder is the parse error: one finding, which says both.
+  CHECK(with_rule(r, "audit.parse_error").empty());
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("cannot parse") != std::string::npos);
   CHECK(with_rule(r, "audit.no_launch").empty());
 }
 
@@ -213,4 +217,28 @@ TEST_CASE("a quoted empty variable among srun's options becomes the program")
   const auto found = with_rule(r, "audit.empty_quoted_word");
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.message.find("SAVE") != std::string::npos);
+}
+
+// Round 21's bionemo template: `--cache-dir <cache_dir>` at a line end. The
+// `>` before the newline is the syntax error bash -n reports (bash 5.2:
+// "syntax error near unexpected token `newline'"), so the placeholder and the
+// parse error are one problem: one finding, the placeholder's, which says so.
+TEST_CASE("a <placeholder> that is the parse error: one finding")
+{
+  AuditOptions options = h100_options();
+  options.parse_error = [](const std::string&) -> std::optional<std::pair<int, std::string>> {
+    return std::pair<int, std::string>{3, "syntax error near unexpected token `newline'"};
+  };
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=1\nsrun python train.py --cache-dir <cache_dir>\n";
+  const AuditResult r = run(script, options);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.parse_error").empty());
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("bash cannot parse the script at all") != std::string::npos);
+  // A parse error on another line is its own finding.
+  options.parse_error = [](const std::string&) -> std::optional<std::pair<int, std::string>> {
+    return std::pair<int, std::string>{2, "syntax error"};
+  };
+  CHECK(with_rule(run(script, options), "audit.parse_error").size() == 1);
 }
