@@ -223,6 +223,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::step_findings(context);
   detail::nccl_name_findings(context);
   detail::job_status_findings(context);
+  detail::cpu_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
   if (!foreign.empty()) {
@@ -309,6 +310,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "NAME=DIR:\\$NAME: NAME gets the text $NAME, and its old value is lost"},
     {"audit.array_pattern", Severity::warning,
      "#SBATCH --output/--error uses %a in a job that is not an array: Slurm writes 4294967294 there"},
+    {"audit.launcher_cpus", Severity::warning,
+     "a launcher starts several workers per node on Slurm's default of one CPU per task"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_name_unread", Severity::advice,

@@ -14,7 +14,7 @@ const char* const k_clean = R"(#!/bin/bash
 #SBATCH --job-name=gpt
 #SBATCH --nodes=2
 #SBATCH --ntasks-per-node=1
-#SBATCH --gpus-per-node=8
+#SBATCH --gpus-per-node=8 --cpus-per-task=64
 #SBATCH --signal=TERM@120
 set -euo pipefail
 
