@@ -11,6 +11,7 @@
 #include <map>
 #include <cctype>
 #include <set>
+#include <vector>
 #include <string_view>
 
 namespace lg::audit::detail {
@@ -30,29 +31,56 @@ bool xtrace_at(const ScriptModel& m, int offset)
 
 // A stand-in where a secret belongs: "xxx", "XXXX", "****", "...": one filler
 // character three or more times. Only read for variables named like secrets.
+// Also a token cut short where it was published: `hf_aK...`, `sk-…`, or a
+// token prefix followed by filler (`hf_xxxxxxxx`): the real value was elided.
 bool filler_value(std::string_view v)
 {
-  if (v.size() < 3 || std::string_view("xX*.").find(v.front()) == std::string_view::npos) {
-    return false;
+  if (v.ends_with("...") || v.ends_with("\u2026")) {
+    return true;
   }
-  return std::all_of(v.begin(), v.end(), [&](char ch) { return ch == v.front(); });
+  const auto run_of = [](std::string_view t) {
+    return t.size() >= 3 && std::string_view("xX*.").find(t.front()) != std::string_view::npos
+           && std::all_of(t.begin(), t.end(), [&](char ch) { return ch == t.front(); });
+  };
+  if (run_of(v)) {
+    return true;
+  }
+  const auto cut = v.find_first_of("_-");
+  return cut != std::string_view::npos && cut > 0 && cut <= 8 && run_of(v.substr(cut + 1));
 }
 
 void secrets(FindingContext& c)
 {
   std::set<std::string> traced;
+  // The script's assignments, and those a launch's own shell makes
+  // (`CMD="HF_TOKEN=… torchrun …"; srun bash -c "$CMD"`).
+  std::vector<const Assignment*> all;
+  std::set<int> offsets;
   for (const auto& a : c.model.assignments) {
+    offsets.insert(a.offset);
+    all.push_back(&a);
+  }
+  for (const auto& l : c.model.launches) {
+    for (const auto& a : l.env) {
+      if (a.offset >= 0 && offsets.insert(a.offset).second) {
+        all.push_back(&a);
+      }
+    }
+  }
+  for (const Assignment* each : all) {
+    const Assignment& a = *each;
     const std::string value = a.value.empty() ? "" : a.value.front().text();
     const bool named = secrets::secret_name(a.name);
     if (a.kind == AssignKind::unset || (!named && !secrets::token_shaped(value))) {
       continue;
     }
-    if (named && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
+    const bool stand_in = named && a.known && a.literal && filler_value(value);
+    if (named && !stand_in && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where {} is assigned: bash prints the value into the job log", a.name),
             "wrap the secret in `set +x` … `set -x`, or turn tracing on after it", a.offset);
     }
-    if (named && a.known && a.literal && filler_value(value)) {
+    if (stand_in) {
       c.add(Severity::warning, "audit.placeholder",
             fmt::format("{}={} is a stand-in, not a credential: the job starts, waits in the queue and fails when "
                         "it first logs in",
