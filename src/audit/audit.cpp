@@ -306,6 +306,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "trainer.num_nodes / trainer.devices differ from the srun step's nodes / tasks per node: Lightning stops"},
     {"audit.exit_duration", Severity::warning,
      "--exit-duration-in-mins not below #SBATCH --time: Slurm ends the job before Megatron's timed exit and save"},
+    {"audit.save_without_load", Severity::warning,
+     "Megatron --save with no --load: a rerun starts again at iteration 0"},
     {"audit.escaped_self_reference", Severity::warning,
      "NAME=DIR:\\$NAME: NAME gets the text $NAME, and its old value is lost"},
     {"audit.array_pattern", Severity::warning,

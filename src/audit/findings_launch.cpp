@@ -503,6 +503,7 @@ void container_findings(FindingContext& c);  // findings_container.cpp
 void program_findings(FindingContext& c); // findings_program.cpp
 void hostfile_findings(FindingContext& c);  // findings_hostfile.cpp
 void exit_duration_findings(FindingContext& c);  // findings_exit_duration.cpp
+void save_without_load(FindingContext& c);       // findings_exit_duration.cpp
 void trainer_nodes_findings(FindingContext& c);  // findings_trainer_nodes.cpp
 
 void launch_findings(FindingContext& c)
@@ -518,6 +519,7 @@ void launch_findings(FindingContext& c)
   program_findings(c);
   signal_findings(c);
   exit_duration_findings(c);
+  save_without_load(c);
   trainer_nodes_findings(c);
 }
 

@@ -47,3 +47,27 @@ TEST_CASE("--exit-duration-in-mins below the limit, no time limit, or an unknown
                               "--global-batch-size 8 --exit-duration-in-mins 230\n";
   CHECK(with_rule(run(no_time), "audit.exit_duration").empty());
 }
+
+// --save with no --load (Megatron-LM megatron/training/training.py,
+// setup_model_and_optimizer: a checkpoint is read only `if (args.load is not
+// None or args.pretrained_checkpoint is not None)`). Round 21's LUMI job.
+TEST_CASE("--save without --load: advice, a warning when the job plans to be interrupted")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH -t 12:00:00\n";
+  const std::string launch = "torchrun --nproc-per-node=8 pretrain_gpt.py --num-layers 2 --save /ckpt";
+  AuditResult r = run(head + launch + "\n");
+  CAPTURE(describe(r));
+  auto found = with_rule(r, "audit.save_without_load");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(line_of(found[0]) == 5);
+
+  r = run(head + launch + " --exit-duration-in-mins 700\n");
+  found = with_rule(r, "audit.save_without_load");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+
+  CHECK(with_rule(run(head + launch + " --load /ckpt\n"), "audit.save_without_load").empty());
+  CHECK(with_rule(run(head + launch + " --pretrained-checkpoint /base\n"), "audit.save_without_load").empty());
+  CHECK(with_rule(run(head + launch + " $EXTRA\n"), "audit.save_without_load").empty());
+}

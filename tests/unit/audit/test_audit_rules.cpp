@@ -39,7 +39,7 @@ GPT_ARGS=(
 srun --ntasks-per-node=1 python -m torch.distributed.run \
   --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node 8 \
   --rdzv_backend c10d --rdzv_endpoint "$MASTER_ADDR:29500" --rdzv_id "$SLURM_JOB_ID" \
-  pretrain_gpt.py "${GPT_ARGS[@]}" --data-path "$DATA" --save "$CKPT"
+  pretrain_gpt.py "${GPT_ARGS[@]}" --data-path "$DATA" --save "$CKPT" --load "$CKPT"
 )";
 
 std::string replace(std::string text, const std::string& from, const std::string& to)
