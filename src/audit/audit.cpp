@@ -398,6 +398,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "--opt $VAR with VAR empty and unquoted: the option takes the next word as its value"},
     {"audit.assignment_space", Severity::error,
      "`NAME= 6379`: a space after '=': the value runs as a command, NAME stays unset"},
+    {"audit.no_shebang", Severity::error,
+     "a script with #SBATCH lines whose first bytes are not #!: sbatch refuses it"},
     {"audit.shebang_argument", Severity::error,
      "#!/bin/sh –l with a typographic dash: the interpreter takes the word for the script file"},
     {"audit.empty_quoted_word", Severity::warning,

@@ -287,6 +287,44 @@ void shebang_argument(FindingContext& c)
   }
 }
 
+// A batch script whose first two bytes are not `#!`: sbatch refuses it
+// before submitting (the local Slurm 22.05: "This does not look like a batch
+// script.  The first line must start with #! followed by the path to an
+// interpreter.", for a script with no #! line and for one whose #! line
+// follows blank lines; src/sbatch/sbatch.c checks the script's first bytes).
+// Judged for scripts with #SBATCH lines (meant for sbatch); a UTF-8 byte
+// order mark in front is named.
+void missing_shebang(FindingContext& c)
+{
+  const std::string& t = c.model.text;
+  if (t.starts_with("#!") || c.model.directives.empty()) {
+    return;
+  }
+  std::string what;
+  int at = 0;
+  int drop = 0;  // --fix: the bytes in front of the #! line
+  if (t.starts_with("\xEF\xBB\xBF")) {
+    drop = t.compare(3, 2, "#!") == 0 ? 3 : 0;
+    what = "the file starts with a UTF-8 byte order mark (EF BB BF), so its first line does not start with #!";
+  } else if (const auto bang = t.find("#!"); bang != std::string::npos
+             && t.find_first_not_of(" \t\r\n") == bang) {
+    at = static_cast<int>(bang);
+    drop = at;
+    what = fmt::format("the #! line is line {}, after blank lines or spaces: sbatch looks at the file's first bytes",
+                       c.model.line_of(at));
+  } else {
+    what = "the script has no #! line";
+  }
+  AuditFinding& f = c.add(Severity::error, "audit.no_shebang",
+        fmt::format("{}; sbatch refuses it (\"This does not look like a batch script. The first line must start "
+                    "with #! followed by the path to an interpreter.\") and nothing is submitted",
+                    what),
+        "make `#!/bin/bash` the file's very first line", at);
+  if (drop > 0) {
+    f.edits.push_back(Edit{0, drop, ""});
+  }
+}
+
 bool positional(const std::string& name)
 {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; })
@@ -573,6 +611,7 @@ void shell_findings(FindingContext& context)
   other_scheduler_variables(context);
   bash_syntax_under_sh(context);
   shebang_argument(context);
+  missing_shebang(context);
   nounset_positional(context);
   use_before_assignment(context);
   self_reference_findings(context);

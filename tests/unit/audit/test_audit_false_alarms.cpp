@@ -172,7 +172,8 @@ srun bash -c "source /results/env_vars.sh; python pretrain_gpt.py --tensor-model
 
 TEST_CASE("a program that only takes Megatron flags may be a wrapper: process count unknown, no world-size error")
 {
-  const AuditResult r = run(R"(#SBATCH -N 1
+  const AuditResult r = run(R"(#!/bin/bash
+#SBATCH -N 1
 #SBATCH --gpus-per-node=8
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 srun -N1 python run.py --tensor-model-parallel-size 2 --num-layers 8 --hidden-size 1024 --num-attention-heads 16 \
