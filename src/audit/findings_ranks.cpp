@@ -177,8 +177,32 @@ void per_task_variables(FindingContext& c)
         relevant = true;
       }
     }
-    const auto severity = per_task_severity(c.job, use.name);
+    auto severity = per_task_severity(c.job, use.name);
     if (!relevant || !severity || harmless_node_rank(c, use)) {
+      continue;
+    }
+    // `TRITON_CACHE_DIR=/tmp/triton_cache_${SLURM_PROCID}`: a per-task path
+    // (a cache, a log, a scratch directory), not a rank: the tasks share one
+    // directory, and the job runs. A warning, with a fix about paths.
+    const auto holder = std::find_if(c.model.assignments.begin(), c.model.assignments.end(), [&](const Assignment& a) {
+      return a.command == use.command && !a.prefix && a.value_offset >= 0 && use.offset >= a.value_offset
+             && use.offset < a.value_end;
+    });
+    const bool path = holder != c.model.assignments.end() && holder->name.find("RANK") == std::string::npos
+                      && holder->name.find("MASTER") == std::string::npos && !holder->value.empty()
+                      && holder->value.front().text().find('/') != std::string::npos;
+    if (path) {
+      c.add(Severity::warning, "audit.per_task_variable",
+            fmt::format("${} in {}'s path is expanded by the batch shell, once, on the first node: every task gets "
+                        "the first node's path{}, not a directory of its own",
+                        use.name, holder->name,
+                        use.name == "SLURM_PROCID" || use.name == "SLURM_LOCALID" || use.name == "SLURM_NODEID"
+                          ? " (with 0 there)"
+                          : ""),
+            fmt::format("let each task build it: `srun bash -c 'export {}=…_$SLURM_PROCID; exec python …'` (or "
+                        "drop the suffix if one shared directory is fine)",
+                        holder->name),
+            use.offset);
       continue;
     }
     c.add(*severity, "audit.per_task_variable",

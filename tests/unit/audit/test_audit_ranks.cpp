@@ -110,3 +110,24 @@ TEST_CASE("ranks: accelerate launch on two nodes with no --machine_rank makes bo
     run(one_node + "srun accelerate launch --num_processes 4 --num_machines 1" + k_rank_program);
   CHECK(with_rule(single, "audit.accelerate_machine_rank").empty());
 }
+
+// Round 22's FastVideo job: `export TRITON_CACHE_DIR=/tmp/triton_cache_${SLURM_PROCID}`
+// in the batch shell. Every task gets /tmp/triton_cache_0, the first node's
+// expansion; the job runs, sharing one cache directory per node: a warning
+// about a path, not the rank error.
+TEST_CASE("a per-task variable in an exported path: a warning, not the rank error")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\n"
+                             "export TRITON_CACHE_DIR=/tmp/triton_cache_${SLURM_PROCID}\n"
+                             "export MY_RANK=$SLURM_PROCID\n"
+                             "srun torchrun --nnodes 4 --nproc-per-node 8 --rdzv-backend c10d --rdzv-endpoint h:1 t.py\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.per_task_variable");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[0]->diagnostic.message.find("in TRITON_CACHE_DIR's path") != std::string::npos);
+  CHECK(line_of(found[1]) == 5);
+  CHECK(found[1]->diagnostic.severity == lg::Severity::error);
+}
