@@ -137,6 +137,7 @@ std::vector<WordMatch> gpu_words(const std::string& text, const std::vector<std:
     }
   }
   words.emplace_back("gh200");  // no preset: its HBM is 96 or 144 GB by model
+  words.emplace_back("h800");   // the H100 for export: 80 GB, Hopper; NVLink 400 GB/s
   for (const auto& word : words) {
     for (auto at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
       if (at != 0 && std::isalnum(static_cast<unsigned char>(t[at - 1])) != 0) {
@@ -150,7 +151,14 @@ std::vector<WordMatch> gpu_words(const std::string& text, const std::vector<std:
           sizes.push_back(preset);
         }
       }
-      if (word == "gh200") {
+      if (word == "h800") {
+        // NVIDIA's H800 (the H100 SXM made for export: the same Hopper
+        // GPU and 80 GB of HBM3, NVLink cut to 400 GB/s): the H100 80GB
+        // preset's memory and generation hold.
+        if (std::find(presets.begin(), presets.end(), "h100-80gb") != presets.end()) {
+          add({"h100-80gb", "", "h800"});
+        }
+      } else if (word == "gh200") {
         // Its GPU is a Hopper H100 (compute capability 9.0, NVIDIA GH200
         // Grace Hopper Superchip datasheet): the H100 preset's generation
         // holds, its 80 GB does not.

@@ -90,12 +90,17 @@ std::string choose_gpu(const AuditArgs& args, const std::string& text, audit::Au
     }
     try {
       options.gpu = resolve_preset(hint->preset, args.load);
+      if (!hint->name.empty()) {
+        options.gpu_name = hint->name;  // an H800 judged as the H100 80GB preset
+        return "from the script: " + hint->evidence + " (judged as the " + hint->preset + " preset)";
+      }
       return "from the script: " + hint->evidence;
     } catch (const lg::Error&) {
       // No such preset: keep the default for the generation-free rules, and
       // judge no memory against it.
       options.gpu_assumed = true;
       options.gpu_unmatched = hint->preset + " (" + hint->evidence + "), which has no preset";
+      options.gpu_name = hint->preset;  // the note names the script's GPU, not the default preset
       return "assumed: the script names " + options.gpu_unmatched + "; --gpu sets it";
     }
   }

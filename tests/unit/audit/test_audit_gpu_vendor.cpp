@@ -120,3 +120,16 @@ TEST_CASE("a ROCm container or module says the GPU is AMD")
                               presets)
                 .has_value());
 }
+
+// Round 22's `#SBATCH --partition=h800-ib-2`: NVIDIA's H800 is the H100 SXM
+// made for export (Hopper, 80 GB HBM3; NVLink 400 GB/s), judged as the H100
+// 80GB preset under its own name.
+TEST_CASE("an H800 partition is judged as the H100 80GB preset, named h800")
+{
+  const std::vector<std::string> presets = {"h100-80gb", "a100-80gb", "b200"};
+  const auto hint = gpu_from_script("#!/bin/bash\n#SBATCH --partition=h800-ib-2\nsrun python t.py\n", presets);
+  REQUIRE(hint.has_value());
+  CHECK(hint->preset == "h100-80gb");
+  CHECK(hint->name == "h800");
+  CHECK(hint->no_preset.empty());
+}
