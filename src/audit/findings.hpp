@@ -53,6 +53,7 @@ void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);    
 // PYTHON_FILE.py (placeholder_shapes.cpp).
 bool placeholder(std::string_view text, bool template_mode);
 bool names_its_option(std::string option, std::string_view value);  // --account ACCOUNT
+bool generic_option_value(std::string option, std::string_view value);  // -A account_name
 // The placeholder inside `text` as written ("<account>", "YOU_TEAM_NAME"), or empty.
 std::string placeholder_token(std::string_view text, bool template_mode);
 // A run of one letter x in a part of an #SBATCH value: --account=project_xxxx.

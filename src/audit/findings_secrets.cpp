@@ -159,6 +159,13 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
         && names_its_option(previous, word)) {
       t = word;
     }
+    if (t.empty() && eq == std::string::npos && previous.starts_with("-") && previous.find('=') == std::string::npos
+        && generic_option_value(previous, word)) {
+      t = word;
+    }
+    if (t.empty() && word.starts_with("--") && eq != std::string::npos && generic_option_value(word.substr(0, eq), value)) {
+      t = value;
+    }
     previous = word;
     if (!t.empty()) {
       const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");

@@ -6,10 +6,12 @@
 #include "audit/launch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <vector>
 
 namespace lg::audit::detail {
 
@@ -265,15 +267,89 @@ void one_element_host_arrays(FindingContext& c)
 // ("PATH: No such file or directory") before the program starts.
 void angle_redirects(FindingContext& c)
 {
+  // One finding per placeholder, on its first line, naming the others.
+  std::vector<std::pair<std::string, std::vector<int>>> seen;
   for (int offset : c.model.angle_redirects) {
     const auto close = c.model.text.find('>', static_cast<std::size_t>(offset));
     const std::string word = c.model.text.substr(static_cast<std::size_t>(offset),
                                                  close == std::string::npos ? 1 : close - static_cast<std::size_t>(offset) + 1);
+    auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == word; });
+    if (it == seen.end()) {
+      seen.push_back({word, {offset}});
+    } else {
+      it->second.push_back(offset);
+    }
+  }
+  for (const auto& [word, offsets] : seen) {
+    std::string also;
+    for (std::size_t i = 1; i < offsets.size(); ++i) {
+      also += fmt::format("{}{}", also.empty() ? "" : ", ", c.model.line_of(offsets[i]));
+    }
     c.add(Severity::error, "audit.placeholder",
           fmt::format("unquoted {} is a placeholder bash reads as redirections (input from a file named {}, output "
-                      "into the next word): the command fails before it starts",
-                      word, word.substr(1, word.size() >= 2 ? word.size() - 2 : 0)),
-          "replace the placeholder with the real value", offset);
+                      "into the next word): the command fails before it starts{}",
+                      word, word.substr(1, word.size() >= 2 ? word.size() - 2 : 0),
+                      also.empty() ? "" : fmt::format(" (also on line{} {})", offsets.size() > 2 ? "s" : "", also)),
+          "replace the placeholder with the real value", offsets.front());
+  }
+}
+
+// `LUSTRE=  # Path to home dir`: a template's blank, an empty value with a
+// comment saying what belongs there, left unfilled. The variable is empty,
+// and so is every path and option built from it (`${LUSTRE}/NeMo` is
+// `/NeMo`). Round 22's NeMo BLOOM template left five. A warning, once per
+// name, listing the lines that use it; not for names never used.
+void template_blanks(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  for (const Assignment& a : m.assignments) {
+    if (a.kind != AssignKind::assign || a.prefix || a.is_array || a.command < 0 || a.offset < 0
+        || m.commands[static_cast<std::size_t>(a.command)].depth != 0
+        || (a.value.size() == 1 && !a.value.front().text().empty()) || a.value.size() > 1) {
+      continue;
+    }
+    std::size_t at = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
+    if (at >= t.size() || (t[at] != ' ' && t[at] != '\t')) {
+      continue;  // `NAME=` then the line end or `;`: a deliberate empty value
+    }
+    while (at < t.size() && (t[at] == ' ' || t[at] == '\t')) {
+      ++at;
+    }
+    if (at >= t.size() || t[at] != '#') {
+      continue;
+    }
+    const auto line_end = t.find('\n', at);
+    std::string comment = t.substr(at, line_end == std::string::npos ? std::string::npos : line_end - at);
+    while (!comment.empty() && (comment.back() == '\r' || comment.back() == ' ')) {
+      comment.pop_back();
+    }
+    std::vector<int> lines;
+    for (const VarUse& u : m.uses) {
+      const int line = m.line_of(u.offset);
+      if (u.name == a.name && u.offset > a.offset && !u.guarded
+          && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+        lines.push_back(line);
+      }
+    }
+    if (lines.empty() || comment.size() < 3) {
+      continue;
+    }
+    if (comment.size() > 60) {
+      auto cut = comment.rfind(' ', 57);
+      cut = cut == std::string::npos || cut < 20 ? 57 : cut;
+      while (cut > 0 && (static_cast<unsigned char>(comment[cut]) & 0xC0) == 0x80) {
+        --cut;  // not inside a UTF-8 character
+      }
+      comment = comment.substr(0, cut) + "…";
+    }
+    c.add(Severity::warning, "audit.placeholder",
+          fmt::format("leftover blank: `{}=` is empty, with a comment saying what belongs there (`{}`), so ${} "
+                      "expands to nothing on line{} {}",
+                      a.name, comment, a.name, lines.size() > 1 ? "s" : "", fmt::join(lines, ", ")),
+          fmt::format("fill in {} (or export it before sbatch and write {}=\"${{{}:?set {}}}\")", a.name, a.name,
+                      a.name, a.name),
+          a.offset);
   }
 }
 
@@ -348,9 +424,12 @@ void empty_option_values(FindingContext& c)
         || (a.value.size() == 1 && !a.value.front().text().empty())) {
       continue;
     }
-    const std::size_t value_at = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
-    if (value_at < t.size() && t[value_at] == '<') {
-      continue;  // NAME=<placeholder>: the placeholder's finding
+    std::size_t value_at = static_cast<std::size_t>(a.offset) + a.name.size() + 1;
+    while (value_at < t.size() && blank(t[value_at])) {
+      ++value_at;
+    }
+    if (value_at < t.size() && (t[value_at] == '<' || t[value_at] == '#')) {
+      continue;  // NAME=<placeholder>, NAME=  # what goes here: the placeholder's finding
     }
     std::size_t until = t.size();
     for (std::size_t bi = ai + 1; bi < m.assignments.size(); ++bi) {
@@ -499,6 +578,7 @@ void empty_quoted_words(FindingContext& c)
 
 void word_findings(FindingContext& context)
 {
+  template_blanks(context);
   comment_lines_in_continuation(context);
   comment_continuations(context);
   space_after_backslash(context);

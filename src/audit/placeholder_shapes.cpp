@@ -259,4 +259,36 @@ bool names_its_option(std::string option, std::string_view value)
          || (singular.size() >= 3 && value.find(singular) != std::string_view::npos);
 }
 
+// `#SBATCH -A account_name`, `-p partition_name`, `--qos=my_qos`: a value
+// in lower case that only says which option it is for, as templates leave
+// it. `option` is the option as written (`-A`, `--account`).
+bool generic_option_value(std::string option, std::string_view value)
+{
+  static const std::pair<const char*, const char*> k_short[] = {
+    {"-A", "account"}, {"-p", "partition"}, {"-q", "qos"}, {"-C", "constraint"}, {"-w", "nodelist"}};
+  for (const auto& [flag, name] : k_short) {
+    if (option == flag) {
+      option = name;
+    }
+  }
+  while (!option.empty() && option.front() == '-') {
+    option.erase(0, 1);
+  }
+  if (option.size() < 3 || value.size() < 4) {
+    return false;
+  }
+  std::string v(value);
+  for (char& ch : v) {
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  for (const char* shape : {"%_name", "%-name", "%name", "my_%", "my-%", "%_id", "name_of_%"}) {
+    std::string want = shape;
+    want.replace(want.find('%'), 1, option);
+    if (v == want) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace lg::audit::detail
