@@ -2,11 +2,13 @@
 #include "audit/audit.hpp"
 
 #include "audit/findings.hpp"
+#include "audit/submitted_script.hpp"
 #include "audit/script_reader.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <array>
 #include <string>
 #include <string_view>
@@ -204,6 +206,93 @@ bool kept_for_foreign_interpreter(const AuditFinding& f, const ScriptModel& mode
   return directive_line && (rule == "audit.placeholder" || rule == "audit.output_directory");
 }
 
+// "line 2", "lines 3, 5", "lines 7-8" in a message about the body, as
+// lines of the outer script (`by` lines further down).
+std::string shift_lines(const std::string& text, int by)
+{
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const bool line = text.compare(i, 5, "line ") == 0;
+    const bool lines = text.compare(i, 6, "lines ") == 0;
+    if (!line && !lines) {
+      out += text[i++];
+      continue;
+    }
+    const std::size_t word = lines ? 6 : 5;
+    out += text.substr(i, word);
+    i += word;
+    // Numbers, and the ", " / "-" / " and " between them.
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) != 0) {
+      std::size_t end = i;
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) {
+        ++end;
+      }
+      out += std::to_string(std::stoi(text.substr(i, end - i)) + by);
+      i = end;
+      for (const char* sep : {", ", "-", " and "}) {
+        const std::size_t n = std::string_view(sep).size();
+        if (text.compare(i, n, sep) == 0 && i + n < text.size()
+            && std::isdigit(static_cast<unsigned char>(text[i + n])) != 0) {
+          out += sep;
+          i += n;
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// `sbatch <<EOF … EOF`: the body is audited as the job script it is, its
+// findings placed on the outer lines and said to be the submitted job's.
+// Left to the outer audit: per-task variables (in an unquoted body the
+// submitting shell expands them, which the outer audit reads), a finding the
+// outer audit made on the same line, and --output directories (the
+// submitting script may make them before sbatch).
+// When the body holds a launch, the outer "no launch read" advice goes.
+void submitted_findings(const ScriptModel& model, const std::string& path, const AuditOptions& options,
+                        std::vector<AuditFinding>& findings)
+{
+  for (const detail::SubmittedScript& sub : detail::submitted_scripts(model)) {
+    AuditOptions inner = options;
+    inner.submitted_depth = options.submitted_depth + 1;
+    inner.directory_exists = nullptr;
+    inner.shellcheck = nullptr;
+    const AuditResult body = audit_text(sub.text, path, inner);
+    bool launch = true;
+    std::vector<AuditFinding> kept;
+    for (AuditFinding f : body.findings) {
+      const std::string& rule = f.diagnostic.rule;
+      if (rule == "audit.no_launch" || rule == "audit.no_shebang") {
+        launch = launch && rule != "audit.no_launch";
+        continue;
+      }
+      if (rule == "audit.per_task_variable" || !f.diagnostic.where) {
+        continue;
+      }
+      const int line = f.diagnostic.where->line + sub.first_line - 1;
+      const bool repeated = std::any_of(findings.begin(), findings.end(), [&](const AuditFinding& o) {
+        return o.diagnostic.rule == rule && o.diagnostic.where && o.diagnostic.where->line == line;
+      });
+      if (repeated) {
+        continue;
+      }
+      f.diagnostic.where->line = line;
+      f.diagnostic.message = fmt::format("in the job script sbatch reads from the heredoc on line {}: {}",
+                                         model.line_of(sub.sbatch_offset),
+                                         shift_lines(f.diagnostic.message, sub.first_line - 1));
+      f.diagnostic.fix = shift_lines(f.diagnostic.fix, sub.first_line - 1);
+      f.edits.clear();
+      kept.push_back(std::move(f));
+    }
+    if (launch) {
+      std::erase_if(findings, [](const AuditFinding& f) { return f.diagnostic.rule == "audit.no_launch"; });
+    }
+    findings.insert(findings.end(), kept.begin(), kept.end());
+  }
+}
+
 } // namespace
 
 AuditResult audit_text(const std::string& text, const std::string& path, const AuditOptions& options)
@@ -264,6 +353,9 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   }
   if (options.shellcheck && !options.template_mode && foreign.empty()) {
     detail::shellcheck_findings(context, options.shellcheck(text));
+  }
+  if (options.submitted_depth == 0 && foreign.empty()) {
+    submitted_findings(model, path, options, result.findings);
   }
   std::stable_sort(result.findings.begin(), result.findings.end(), [](const AuditFinding& a, const AuditFinding& b) {
     const int la = a.diagnostic.where ? a.diagnostic.where->line : 0;

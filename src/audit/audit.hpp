@@ -53,6 +53,9 @@ struct AuditOptions
   // ("gh200"); printed in its place.
   std::string gpu_name;
   bool template_mode = false;  // a mustache template: {{…}} are unknown, not placeholders
+  // How deep in `sbatch <<EOF` bodies this audit is (a body is audited as
+  // the job script it is, once: no deeper).
+  int submitted_depth = 0;
   // Does the directory exist? Asked for #SBATCH --output/--error; null skips
   // the rule.
   std::function<bool(const std::string& directory)> directory_exists;
