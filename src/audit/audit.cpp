@@ -406,6 +406,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "#SBATCH --output/--error uses %a in a job that is not an array: Slurm writes 4294967294 there"},
     {"audit.launcher_cpus", Severity::warning,
      "a launcher starts several workers per node on Slurm's default of one CPU per task"},
+    {"audit.unset_variable", Severity::warning,
+     "a variable the launch uses is never set, in a script that sets the others"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_name_unread", Severity::advice,

@@ -406,6 +406,134 @@ void use_before_assignment(FindingContext& c)
   }
 }
 
+// `trainer.max_steps=${MAX_STEPS}` in a script that sets the other values
+// its launch uses but never MAX_STEPS (no assignment, read, default or
+// test): unless the submitting shell exports it (sbatch's default
+// --export=ALL), it expands to nothing: Hydra takes `key=` as an empty
+// value, argparse stops with "expected one argument". Round 22's NeMo
+// punctuation job (MAX_STEPS, and `WANDB="${wandb}"`). Judged only for a
+// script that sets at least three of its launch's variables and leaves at
+// most two unset (one that takes its values from the caller leaves many),
+// with no `source` (a sourced file may set them).
+void unset_variables(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const Launch* l = c.job.launch;
+  if (l == nullptr || l->command < 0 || !m.sources.empty() || l->sources || !c.job.environment_complete) {
+    return;
+  }
+  std::set<std::string> assigned;
+  for (const auto& a : m.assignments) {
+    assigned.insert(a.name);
+  }
+  // Loop and read variables are set too (`for i in …`, `read -r x`,
+  // `getopts ab opt`, `select`).
+  for (const Command& command : m.commands) {
+    const auto& w = command.words;
+    if (w.size() >= 2 && w[0].known && (w[0].text() == "for" || w[0].text() == "select")) {
+      assigned.insert(w[1].text());
+    }
+    if (!w.empty() && w[0].known && (w[0].text() == "read" || w[0].text() == "getopts" || w[0].text() == "mapfile"
+                                     || w[0].text() == "readarray")) {
+      for (std::size_t i = 1; i < w.size(); ++i) {
+        assigned.insert(w[i].text());
+      }
+    }
+  }
+  const auto special = [](const std::string& name) {
+    return name.size() == 1 && std::string_view("@*#?$!-0_").find(name[0]) != std::string_view::npos;
+  };
+  // `--export "NAME=${NAME}"`: the caller's value passed on by name, on purpose.
+  const auto passed_on = [&](const VarUse& u) {
+    const auto dollar = m.text.rfind('$', static_cast<std::size_t>(u.offset));
+    const std::string before = u.name + "=";
+    return dollar != std::string::npos && dollar >= before.size()
+           && m.text.compare(dollar - before.size(), before.size(), before) == 0;
+  };
+  // `for NAME in …` (the loop's words are not a command of their own).
+  const auto loop_variable = [&](const std::string& name) {
+    for (auto at = m.text.find("for " + name); at != std::string::npos; at = m.text.find("for " + name, at + 1)) {
+      const auto after = at + 4 + name.size();
+      if ((at == 0 || std::isspace(static_cast<unsigned char>(m.text[at - 1])) != 0 || m.text[at - 1] == ';')
+          && after < m.text.size() && (m.text[after] == ' ' || m.text[after] == ';' || m.text[after] == '\n')) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // Names tested or defaulted anywhere are handled by the script.
+  std::set<std::string> handled;
+  for (const auto* uses : {&m.uses, &m.heredoc_uses}) {
+    for (const auto& u : *uses) {
+      const bool test = u.command >= 0 && !m.commands[static_cast<std::size_t>(u.command)].words.empty()
+                        && (m.commands[static_cast<std::size_t>(u.command)].words.front().text() == "["
+                            || m.commands[static_cast<std::size_t>(u.command)].words.front().text() == "[["
+                            || m.commands[static_cast<std::size_t>(u.command)].words.front().text() == "test");
+      if (u.guarded || test) {
+        handled.insert(u.name);
+      }
+    }
+  }
+  // The launch's uses: on its command, or in the value of a variable it
+  // expands (one level: `CMD="… ${MAX_STEPS} …"`, a heredoc read into it).
+  std::set<std::string> through;
+  for (const Word& w : m.commands[static_cast<std::size_t>(l->command)].words) {
+    through.insert(w.expanded.begin(), w.expanded.end());
+  }
+  std::vector<std::pair<int, int>> ranges;
+  for (const auto& a : m.assignments) {
+    if (through.count(a.name) != 0 && a.value_offset >= 0 && a.value_end > a.value_offset) {
+      ranges.emplace_back(a.value_offset, a.value_end);
+    }
+  }
+  for (const auto& h : m.heredocs) {
+    // `read -r -d '' cmd <<EOF`: the body is cmd's value.
+    const auto line_begin = m.text.rfind('\n', static_cast<std::size_t>(std::max(0, h.first - 2)));
+    const std::string opener = m.text.substr(line_begin == std::string::npos ? 0 : line_begin + 1,
+                                             static_cast<std::size_t>(h.first) - (line_begin == std::string::npos ? 0 : line_begin + 1));
+    for (const std::string& name : through) {
+      if (opener.find("read ") != std::string::npos && opener.find(" " + name + " ") != std::string::npos) {
+        ranges.push_back(h);
+      }
+    }
+  }
+  const Command& launch = m.commands[static_cast<std::size_t>(l->command)];
+  std::vector<const VarUse*> unset;
+  std::set<std::string> set_names;
+  std::set<std::string> unset_names;
+  for (const auto* uses : {&m.uses, &m.heredoc_uses}) {
+    for (const auto& u : *uses) {
+      const bool on_launch = u.offset >= launch.begin && u.offset < launch.end;
+      const bool in_value = std::any_of(ranges.begin(), ranges.end(),
+                                        [&](const auto& r) { return u.offset >= r.first && u.offset < r.second; });
+      if ((!on_launch && !in_value) || u.offset < 0 || !u.batch_shell || positional(u.name) || special(u.name)
+          || m.in_function(u.offset) || passed_on(u)) {
+        continue;
+      }
+      if (assigned.count(u.name) != 0) {
+        set_names.insert(u.name);
+      } else if (!environment_name(u.name) && handled.count(u.name) == 0 && !loop_variable(u.name)
+                 && unset_names.insert(u.name).second) {
+        unset.push_back(&u);
+      }
+    }
+  }
+  if (set_names.size() < 3 || unset.empty() || unset.size() > 2) {
+    return;
+  }
+  for (const VarUse* u : unset) {
+    c.add(Severity::warning, "audit.unset_variable",
+          fmt::format("${} is never set in the script, which sets the {} other variables its launch uses: unless "
+                      "the submitting shell exports it, it expands to nothing here (a `key=` override gets an "
+                      "empty value, `--flag ${}` takes the next word or stops the parser)",
+                      u->name, set_names.size(), u->name),
+          fmt::format("set {} in the script, or make the dependence explicit: {}=\"${{{}:?export {} before "
+                      "sbatch}}\"",
+                      u->name, u->name, u->name, u->name),
+          u->offset);
+  }
+}
+
 // The launch line runs something the audit cannot look into: the script's
 // own arguments ("$@"), a command built at run time, or a container runtime
 // or shell that runs another file. Said once, as advice, instead of a silent pass.
@@ -614,6 +742,7 @@ void shell_findings(FindingContext& context)
   missing_shebang(context);
   nounset_positional(context);
   use_before_assignment(context);
+  unset_variables(context);
   self_reference_findings(context);
   word_findings(context);
   no_training_launch(context);
