@@ -16,8 +16,85 @@
 
 namespace lg::audit::detail {
 
+namespace {
+
+// `--num-workers N` among the program's words (the last one wins), else
+// Megatron's default: megatron/training/arguments.py, `--num-workers`,
+// type=int, default=2. -1 when a value cannot be read.
+int data_loader_workers(const Launch& l, bool& stated)
+{
+  int workers = 2;
+  stated = false;
+  for (std::size_t i = 0; i < l.args.size(); ++i) {
+    const std::string& t = l.args[i].text();
+    std::string value;
+    if (t == "--num-workers" && i + 1 < l.args.size()) {
+      value = l.args[i + 1].known ? l.args[i + 1].text() : "?";
+    } else if (t.starts_with("--num-workers=")) {
+      value = l.args[i].known ? t.substr(14) : "?";
+    } else {
+      continue;
+    }
+    stated = true;
+    workers = value.find_first_not_of("0123456789") == std::string::npos && !value.empty() ? std::stoi(value) : -1;
+  }
+  return workers;
+}
+
+// A Megatron process and its data loader workers on fewer CPUs than they
+// are processes: `#SBATCH --cpus-per-task=1` with `--num-workers 4` (round
+// 21's LUMI job). Each worker is a process (torch.utils.data.DataLoader,
+// num_workers: "how many subprocesses to use for data loading"), and a
+// task's processes run on its --cpus-per-task CPUs. Advice: the job runs,
+// its input pipeline starves.
+void data_loader_cpus(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || !c.job.megatron || c.job.args_opaque) {
+    return;
+  }
+  const LaunchStage* srun = l->stage("srun");
+  const LaunchOption* option = srun != nullptr ? srun->find("cpus-per-task") : nullptr;
+  option = option != nullptr ? option : (srun != nullptr ? srun->find("c") : nullptr);
+  std::string text;
+  if (option != nullptr && option->value && option->value->known) {
+    text = option->value->text();
+  } else if (const Directive* d = c.model.directive("cpus-per-task"); d != nullptr && option == nullptr) {
+    text = d->value;
+  }
+  const int cpus = integer(text);
+  if (cpus <= 0) {
+    return;
+  }
+  bool stated = false;
+  const int workers = data_loader_workers(*l, stated);
+  int per_task = 1;
+  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
+    if (l->stage(tool) != nullptr) {
+      per_task = c.job.world > 0 && c.job.world_nodes > 0 && c.job.tasks_per_node > 0
+                   ? c.job.world / c.job.world_nodes / c.job.tasks_per_node
+                   : 0;
+    }
+  }
+  if (workers < 0 || per_task <= 0 || (workers + 1) * per_task <= cpus) {
+    return;
+  }
+  c.add(Severity::advice, "audit.data_loader_cpus",
+        fmt::format("each task has {} CPU{} (--cpus-per-task) for {} training process{} and {} data loader "
+                    "worker{} each ({}): {} processes share {} CPU{}, and the GPUs wait on the input pipeline",
+                    cpus, cpus > 1 ? "s" : "", per_task, per_task > 1 ? "es" : "", workers, workers != 1 ? "s" : "",
+                    stated ? "--num-workers" : "Megatron's default --num-workers 2", (workers + 1) * per_task, cpus,
+                    cpus > 1 ? "s" : ""),
+        fmt::format("ask for --cpus-per-task={} or more, or lower --num-workers", (workers + 1) * per_task),
+        option != nullptr && option->value ? option->value->offset
+                                           : c.model.directive("cpus-per-task")->value_offset);
+}
+
+}  // namespace
+
 void cpu_findings(FindingContext& c)
 {
+  data_loader_cpus(c);
   const ScriptModel& m = c.model;
   const Launch* l = c.job.launch;
   if (l == nullptr || m.directives.empty() || c.job.world <= 0 || c.job.world_nodes <= 0

@@ -43,3 +43,32 @@ TEST_CASE("CPUs asked for, whole nodes, one worker, or a worker per task: nothin
     CHECK(with_rule(r, "audit.launcher_cpus").empty());
   }
 }
+
+// Round 21's LUMI job: `#SBATCH --cpus-per-task=1`, 8 tasks of
+// pretrain_gpt.py with `--num-workers 4` (each worker a process:
+// torch.utils.data.DataLoader, num_workers). Megatron's default is 2
+// (megatron/training/arguments.py, `--num-workers`, default=2).
+TEST_CASE("a Megatron process and its data loader workers on one CPU: advice on --cpus-per-task")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=8\n#SBATCH --cpus-per-task=1\n";
+  AuditResult r = run(head + "srun python pretrain_gpt.py --num-layers 2 --num-workers 4\n");
+  CAPTURE(describe(r));
+  auto found = with_rule(r, "audit.data_loader_cpus");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("5 processes share 1 CPU") != std::string::npos);
+  // The default 2 workers, and a torchrun of 8 on a task of 16 CPUs.
+  r = run("#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --cpus-per-task=16\n"
+          "srun torchrun --nproc-per-node=8 pretrain_gpt.py --num-layers 2\n");
+  found = with_rule(r, "audit.data_loader_cpus");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("Megatron's default --num-workers 2") != std::string::npos);
+  // Enough CPUs, or none stated: nothing.
+  CHECK(with_rule(run(head + "srun -c 8 python pretrain_gpt.py --num-layers 2 --num-workers 4\n"),
+                  "audit.data_loader_cpus")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python pretrain_gpt.py --num-layers 2\n"),
+                  "audit.data_loader_cpus")
+          .empty());
+}
