@@ -480,20 +480,33 @@ void unset_variables(FindingContext& c)
   for (const Word& w : m.commands[static_cast<std::size_t>(l->command)].words) {
     through.insert(w.expanded.begin(), w.expanded.end());
   }
+  // Followed three levels down: `WANDB="${wandb}"`, WANDB in the command
+  // text `cmd`, cmd on the launch.
   std::vector<std::pair<int, int>> ranges;
-  for (const auto& a : m.assignments) {
-    if (through.count(a.name) != 0 && a.value_offset >= 0 && a.value_end > a.value_offset) {
-      ranges.emplace_back(a.value_offset, a.value_end);
+  for (int level = 0; level < 3; ++level) {
+    ranges.clear();
+    for (const auto& a : m.assignments) {
+      if (through.count(a.name) != 0 && a.value_offset >= 0 && a.value_end > a.value_offset) {
+        ranges.emplace_back(a.value_offset, a.value_end);
+      }
     }
-  }
-  for (const auto& h : m.heredocs) {
-    // `read -r -d '' cmd <<EOF`: the body is cmd's value.
-    const auto line_begin = m.text.rfind('\n', static_cast<std::size_t>(std::max(0, h.first - 2)));
-    const std::string opener = m.text.substr(line_begin == std::string::npos ? 0 : line_begin + 1,
-                                             static_cast<std::size_t>(h.first) - (line_begin == std::string::npos ? 0 : line_begin + 1));
-    for (const std::string& name : through) {
-      if (opener.find("read ") != std::string::npos && opener.find(" " + name + " ") != std::string::npos) {
-        ranges.push_back(h);
+    for (const auto& h : m.heredocs) {
+      // `read -r -d '' cmd <<EOF`: the body is cmd's value.
+      const auto line_begin = m.text.rfind('\n', static_cast<std::size_t>(std::max(0, h.first - 2)));
+      const std::size_t from = line_begin == std::string::npos ? 0 : line_begin + 1;
+      const std::string opener = m.text.substr(from, static_cast<std::size_t>(h.first) - from);
+      for (const std::string& name : through) {
+        if (opener.find("read ") != std::string::npos && opener.find(" " + name + " ") != std::string::npos) {
+          ranges.push_back(h);
+        }
+      }
+    }
+    for (const auto* uses : {&m.uses, &m.heredoc_uses}) {
+      for (const auto& u : *uses) {
+        if (std::any_of(ranges.begin(), ranges.end(),
+                        [&](const auto& r) { return u.offset >= r.first && u.offset < r.second; })) {
+          through.insert(u.name);
+        }
       }
     }
   }

@@ -47,3 +47,18 @@ TEST_CASE("set by a loop or read, tested, defaulted, passed on by name, or a cal
     CHECK(with_rule(r, "audit.unset_variable").empty());
   }
 }
+
+// Round 22's `WANDB="${wandb}"`, WANDB then used in the command text the
+// launch runs: followed down the variables the launch expands.
+TEST_CASE("an unset variable two assignments away from the launch")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH -N 1\nA=1\nB=2\nWANDB=\"${wandb}\"\n"
+                             "CMD=\"wandb login ${WANDB} && python t.py --a $A --b $B\"\n"
+                             "srun bash -c \"$CMD\"\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.unset_variable");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 5);
+  CHECK(found[0]->diagnostic.message.starts_with("$wandb is never set"));
+}
