@@ -170,13 +170,21 @@ void missing_variables(FindingContext& context, const env::JobFeatures& f)
   if (job.env(k_cdmc) == nullptr && (f.tp > 1 || f.cp > 1) && !f.fsdp && !blackwell && !f.ep_a2a_overlap
       && keys_known(job, "env.cuda_device_max_connections_tp_cp")) {
     const bool mlm = f.framework == config::Framework::megatron_lm;
+    // The script names no GPU at all: the assert holds below Blackwell
+    // (compute capability 10), which the assumed H100 is, but the job's GPU
+    // may not be. A warning that says so.
+    const AuditOptions& o = context.options;
+    const bool guessed = o.gpu_assumed && o.gpu_vendor.empty() && o.gpu_name.empty() && o.gpu_unmatched.empty();
     auto& finding = context.add(
-      mlm ? Severity::error : Severity::warning, "env.cuda_device_max_connections_tp_cp",
+      mlm && !guessed ? Severity::error : Severity::warning, "env.cuda_device_max_connections_tp_cp",
       fmt::format(
         "CUDA_DEVICE_MAX_CONNECTIONS is not exported before the launch line, with {} on {}: "
         "Megatron-LM asserts \"Using tensor model parallelism or context parallelism require setting "
         "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1\" ([ML] megatron/training/arguments.py:1453-1479)",
-        env::tp_cp_text(f), generation_text(context.options, f))
+        env::tp_cp_text(f),
+        guessed ? "an assumed " + generation_text(o, f)
+                    + " GPU (the script names none; from Blackwell on it is not required)"
+                : generation_text(o, f))
         + assumed_note(job),
       "export CUDA_DEVICE_MAX_CONNECTIONS=1 before the launch line", at);
     insert_export(context.model, *job.launch, k_cdmc, "1", finding);

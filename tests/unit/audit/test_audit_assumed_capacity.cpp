@@ -48,3 +48,26 @@ TEST_CASE("close to an assumed GPU's capacity: advice that names the assumption;
   CHECK(near_named[0]->diagnostic.severity == lg::Severity::warning);
   CHECK(near_named[0]->diagnostic.message.find("assumed") == std::string::npos);
 }
+
+// Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with TP > 1 only below
+// compute capability 10 (megatron/training/arguments.py): on a GPU the script
+// does not name, the assumed H100 decides it, so it is a warning that says so.
+TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS unset with TP 2 on an assumed GPU: a warning naming the assumption")
+{
+  AuditOptions assumed = h100_options();
+  assumed.gpu_assumed = true;
+  const std::string script = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH --ntasks-per-node=1 --cpus-per-task=64\n"
+                             "srun torchrun --nproc-per-node=8 pretrain_gpt.py --tensor-model-parallel-size 2 "
+                             "--num-layers 2 --hidden-size 256 --num-attention-heads 4 --seq-length 128 "
+                             "--max-position-embeddings 128 --micro-batch-size 1\n";
+  const AuditResult r = run(script, assumed);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "env.cuda_device_max_connections_tp_cp");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[0]->diagnostic.message.find("an assumed hopper GPU") != std::string::npos);
+  // Named, it is the error.
+  const auto named = with_rule(run(script), "env.cuda_device_max_connections_tp_cp");
+  REQUIRE(named.size() == 1);
+  CHECK(named[0]->diagnostic.severity == lg::Severity::error);
+}
