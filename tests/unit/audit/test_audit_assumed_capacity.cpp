@@ -67,7 +67,8 @@ TEST_CASE("CUDA_DEVICE_MAX_CONNECTIONS unset with TP 2 on an assumed GPU: a warn
   CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
   CHECK(found[0]->diagnostic.message.find("an assumed hopper GPU") != std::string::npos);
   // Named, it is the error.
-  const auto named = with_rule(run(script), "env.cuda_device_max_connections_tp_cp");
+  const AuditResult h100 = run(script);
+  const auto named = with_rule(h100, "env.cuda_device_max_connections_tp_cp");
   REQUIRE(named.size() == 1);
   CHECK(named[0]->diagnostic.severity == lg::Severity::error);
 }
