@@ -410,6 +410,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a variable the launch uses is never set, in a script that sets the others"},
     {"audit.data_loader_cpus", Severity::advice,
      "a Megatron process and its data loader workers on fewer CPUs than processes"},
+    {"audit.empty_then_exit", Severity::warning,
+     "a variable set empty, then tested with -z and exit: the job always stops there"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_name_unread", Severity::advice,

@@ -353,6 +353,65 @@ void template_blanks(FindingContext& c)
   }
 }
 
+// `CONTAINER_IMAGE=""` and later `if [ -z "$CONTAINER_IMAGE" ]; then …
+// exit 1`: a template's empty field guarded by an exit. As written the job
+// always stops at the guard, and the plain assignment replaces a value the
+// submitting shell exported (bash(1), "Environment": an assignment changes
+// the variable the shell inherited). Round 23's Megatron Bridge DeepSeek-V4
+// SFT example, 8 exclusive nodes. Judged only where the evaluator knows the
+// value is still the empty literal at the test.
+void empty_then_exit(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  for (std::size_t i = 0; i + 1 < m.commands.size(); ++i) {
+    const Command& test = m.commands[i];
+    const auto& w = test.words;
+    if (w.size() < 3 || !w[0].known || !(w[0].text() == "[" || w[0].text() == "[[" || w[0].text() == "test")
+        || !w[1].known || w[1].text() != "-z" || !w[2].known || !w[2].text().empty() || w[2].expanded.size() != 1) {
+      continue;
+    }
+    const std::string& name = w[2].expanded.front();
+    // `… ] && exit`, or `exit` inside the `then` branch that follows.
+    bool exits = false;
+    const auto starts = [&](const Command& cmd, std::string_view word) {
+      return cmd.begin >= 0 && m.text.compare(static_cast<std::size_t>(cmd.begin), word.size(), word) == 0;
+    };
+    if (test.terminator == "&&") {
+      const Command& next = m.commands[i + 1];
+      exits = !next.words.empty() && next.words[0].known && next.words[0].text() == "exit";
+    } else if (starts(test, "if ") || starts(test, "if\t")) {
+      // The `then` branch: the commands up to else/elif/fi, at the if's depth.
+      for (std::size_t k = i + 1; k < m.commands.size() && k <= i + 8 && !exits; ++k) {
+        const Command& next = m.commands[k];
+        if (next.depth < test.depth || starts(next, "else") || starts(next, "elif") || starts(next, "fi")) {
+          break;
+        }
+        exits = !next.words.empty() && next.words[0].known && next.words[0].text() == "exit";
+      }
+    }
+    if (!exits) {
+      continue;
+    }
+    const Assignment* set = nullptr;
+    for (const Assignment& a : m.assignments) {
+      if (a.name == name && a.offset < test.begin) {
+        set = &a;
+      }
+    }
+    if (set == nullptr || set->kind != AssignKind::assign || set->prefix || !set->literal || set->command < 0
+        || m.commands[static_cast<std::size_t>(set->command)].depth != 0) {
+      continue;
+    }
+    c.add(Severity::warning, "audit.empty_then_exit",
+          fmt::format("{} is set to an empty value here and tested on line {} (`-z`, then exit): as written the job "
+                      "always stops there, after waiting in the queue, and this assignment also replaces any value "
+                      "the submitting shell exported",
+                      name, m.line_of(test.begin)),
+          fmt::format("fill in {}, or take it from the environment: {}=\"${{{}:-}}\"", name, name, name),
+          set->offset);
+  }
+}
+
 // `if [ "$SLURM_CPUS_PER_TASK" > 0 ]`: the `>` redirects the test's (empty)
 // output into a file named `0`, and `[` sees one word, true when it is not
 // empty (bash(1), "CONDITIONAL EXPRESSIONS": numbers compare with -gt; `>`
@@ -579,6 +638,7 @@ void empty_quoted_words(FindingContext& c)
 void word_findings(FindingContext& context)
 {
   template_blanks(context);
+  empty_then_exit(context);
   comment_lines_in_continuation(context);
   comment_continuations(context);
   space_after_backslash(context);

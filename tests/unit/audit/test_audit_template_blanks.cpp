@@ -56,3 +56,27 @@ TEST_CASE("one <placeholder> on two lines is one finding, and its empty variable
   CHECK(found[0]->diagnostic.message.find("(also on line 3)") != std::string::npos);
   CHECK(with_rule(r, "audit.empty_option_value").empty());
 }
+
+// Round 23's Megatron Bridge DeepSeek-V4 SFT example (and five development
+// scripts of the same project): `CONTAINER_IMAGE=""`, then `if [ -z
+// "$CONTAINER_IMAGE" ]; then … exit 1; fi`. bash(1), "Environment": the
+// assignment replaces what the shell inherited, so the job always exits.
+TEST_CASE("a variable set empty and then tested with -z and exit: a warning on the assignment")
+{
+  for (const std::string& guard : {std::string("if [ -z \"$IMG\" ]; then\n  echo set IMG\n  exit 1\nfi\n"),
+                                  std::string("[ -z \"$IMG\" ] && exit 1\n")}) {
+    const std::string script = "#!/bin/bash\n#SBATCH -N 8\nIMG=\"\"\n# IMG=/path/to/image.sqsh\n" + guard +
+                               "srun --container-image=$IMG python t.py\n";
+    const AuditResult r = run(script);
+    CAPTURE(describe(r));
+    const auto found = with_rule(r, "audit.empty_then_exit");
+    REQUIRE(found.size() == 1);
+    CHECK(line_of(found[0]) == 3);
+    CHECK(found[0]->diagnostic.message.find("tested on line 5") != std::string::npos);
+  }
+  // Taken from the environment, or set in a branch first: nothing.
+  for (const std::string& head : {std::string("IMG=${IMG:-}\n"), std::string("IMG=\"\"\nif [ -n \"$1\" ]; then IMG=$1; fi\n")}) {
+    const std::string script = "#!/bin/bash\n#SBATCH -N 8\n" + head + "[ -z \"$IMG\" ] && exit 1\nsrun python t.py\n";
+    CHECK(with_rule(run(script), "audit.empty_then_exit").empty());
+  }
+}
