@@ -414,6 +414,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a variable set empty, then tested with -z and exit: the job always stops there"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
+    {"audit.nccl_ib_disabled", Severity::warning,
+     "NCCL_IB_DISABLE=1 next to NCCL_IB_* settings on several nodes: the IB settings are dead, traffic goes over TCP"},
     {"audit.nccl_name_unread", Severity::advice,
      "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
     {"audit.docker_gpus", Severity::warning,

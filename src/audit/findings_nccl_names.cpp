@@ -70,10 +70,47 @@ bool script_reads(const ScriptModel& m, const std::string& name)
          || std::any_of(m.heredoc_uses.begin(), m.heredoc_uses.end(), read);
 }
 
+// `NCCL_IB_DISABLE=1` next to NCCL_IB_HCA (or another NCCL_IB_* setting)
+// in a job of several nodes: the NCCL manual ("Environment Variables",
+// NCCL_IB_DISABLE): "Disable the IB/RoCE transport that is to be used by
+// NCCL. Instead, NCCL will fall back to using IP sockets." The IB settings
+// are then dead, and the nodes talk over TCP: the script says both that it
+// wants InfiniBand tuned and that it does not want it. Round 23's petrelfs
+// job (NCCL_IB_DISABLE=1, NCCL_IB_HCA=mlx5_0, 2 nodes). A warning; not
+// judged on one node (no network traffic) or with the value unknown.
+void ib_disabled_with_ib_settings(FindingContext& c)
+{
+  const ScriptJob& job = c.job;
+  const int nodes = std::max(job.nodes, job.world_nodes);
+  const Assignment* off = job.env("NCCL_IB_DISABLE");
+  if (job.launch == nullptr || nodes < 2 || off == nullptr || !off->known || off->value.empty()
+      || off->value.front().text() != "1") {
+    return;
+  }
+  std::vector<std::string> dead;
+  for (const Assignment& a : job.environment) {
+    if (a.name.starts_with("NCCL_IB_") && a.name != "NCCL_IB_DISABLE"
+        && std::find(dead.begin(), dead.end(), a.name) == dead.end()) {
+      dead.push_back(a.name);
+    }
+  }
+  if (dead.empty()) {
+    return;
+  }
+  c.add(Severity::warning, "audit.nccl_ib_disabled",
+        fmt::format("NCCL_IB_DISABLE=1 turns NCCL's InfiniBand/RoCE transport off (\"NCCL will fall back to using "
+                    "IP sockets\"), so {} {} no effect and the {} nodes exchange gradients over TCP",
+                    fmt::join(dead, ", "), dead.size() > 1 ? "have" : "has", nodes),
+        "remove NCCL_IB_DISABLE=1 to use the InfiniBand the other settings name (or the IB settings, if the "
+        "cluster has none)",
+        off->offset);
+}
+
 }  // namespace
 
 void nccl_name_findings(FindingContext& c)
 {
+  ib_disabled_with_ib_settings(c);
   if (c.options.gpu_vendor == "amd" || c.options.gpu_vendor == "ascend") {
     return;  // RCCL and HCCL read names of their own
   }

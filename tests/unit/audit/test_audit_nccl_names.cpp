@@ -85,3 +85,21 @@ TEST_CASE("plugin names, read names, the script's own names, nccl-tests' names, 
   const AuditResult on_amd = run("#!/bin/bash\nexport NCCL_TIMEOUT=1\nsrun python train.py\n", amd);
   CHECK(with_rule(on_amd, "audit.nccl_name_unread").empty());
 }
+
+// NCCL manual, "Environment Variables", NCCL_IB_DISABLE: "Disable the IB/RoCE
+// transport that is to be used by NCCL. Instead, NCCL will fall back to
+// using IP sockets." Round 23's 2-node job set it next to NCCL_IB_HCA.
+TEST_CASE("NCCL_IB_DISABLE=1 next to NCCL_IB_HCA on two nodes: a warning; alone or on one node: nothing")
+{
+  const std::string body = "export NCCL_IB_DISABLE=1\nexport NCCL_IB_HCA=mlx5_0\nsrun python train.py\n";
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n" + body);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.nccl_ib_disabled");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.message.find("so NCCL_IB_HCA has no effect") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=1\n" + body), "audit.nccl_ib_disabled").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nexport NCCL_IB_DISABLE=1\nsrun python train.py\n"),
+                  "audit.nccl_ib_disabled")
+          .empty());
+}
