@@ -319,6 +319,29 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
       return GpuHint{type, fmt::format("#SBATCH --{}={}", name, d->value), ""};
     }
   }
+  // A GPU no preset models, named in a partition, constraint or QoS
+  // (`--partition=gpu_4090`, `--constraint=l40s`): the script's GPU, said
+  // by name, never an assumed H100 in its place.
+  static constexpr std::array<std::string_view, 16> k_other_gpus = {
+    "rtx6000", "a6000", "a5000", "a4000", "l40s", "l40", "a100", "a40", "a30", "a10", "4090", "3090", "v100",
+    "p100", "t4", "l4"};
+  for (const char* name : {"partition", "constraint", "qos", "gres"}) {
+    const Directive* d = model.directive(name);
+    if (d == nullptr || !d->has_value) {
+      continue;
+    }
+    const std::string value = lower(d->value);
+    for (std::string_view gpu : k_other_gpus) {
+      for (auto at = value.find(gpu); at != std::string::npos; at = value.find(gpu, at + 1)) {
+        const auto end = at + gpu.size();
+        const bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(value[at - 1])) == 0;
+        const bool ends = end == value.size() || std::isalnum(static_cast<unsigned char>(value[end])) == 0;
+        if (starts && ends && gpu != "a100") {  // an A100 of no stated size is the family match above
+          return GpuHint{std::string(gpu), fmt::format("#SBATCH --{}={}", name, d->value), ""};
+        }
+      }
+    }
+  }
   // The text (comments, echo lines) names exactly one GPU family: "The
   // default targets 8 GB200 nodes", "8 B300 GPUs per node".
   // An #SBATCH line below the first command is not read by sbatch (sbatch(1):

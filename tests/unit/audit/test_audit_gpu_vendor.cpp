@@ -133,3 +133,19 @@ TEST_CASE("an H800 partition is judged as the H100 80GB preset, named h800")
   CHECK(hint->name == "h800");
   CHECK(hint->no_preset.empty());
 }
+
+// Round 23: `#SBATCH -p gpu_4090` (RTX 4090 nodes) was noted as "the script
+// names no GPU", an H100 assumed. A GPU no preset models, named in a
+// partition, constraint or QoS, is the script's GPU by name.
+TEST_CASE("a partition naming a GPU no preset models gives that GPU, by name")
+{
+  const std::vector<std::string> presets = {"h100-80gb", "a100-80gb", "a100-40gb"};
+  const auto hint = gpu_from_script("#!/bin/bash\n#SBATCH -p gpu_4090\n#SBATCH -N 2\nsrun python t.py\n", presets);
+  REQUIRE(hint.has_value());
+  CHECK(hint->preset == "4090");
+  const auto l40s = gpu_from_script("#!/bin/bash\n#SBATCH --constraint=l40s\nsrun python t.py\n", presets);
+  REQUIRE(l40s.has_value());
+  CHECK(l40s->preset == "l40s");
+  // Not inside a longer word.
+  CHECK_FALSE(gpu_from_script("#!/bin/bash\n#SBATCH -p gpu14090x\nsrun python t.py\n", presets).has_value());
+}
