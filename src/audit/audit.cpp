@@ -313,6 +313,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::nccl_name_findings(context);
   detail::job_status_findings(context);
   detail::cpu_findings(context);
+  detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
   if (!foreign.empty()) {
@@ -412,6 +413,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a Megatron process and its data loader workers on fewer CPUs than processes"},
     {"audit.empty_then_exit", Severity::warning,
      "a variable set empty, then tested with -z and exit: the job always stops there"},
+    {"audit.accelerate_total", Severity::warning,
+     "accelerate --num_processes (a total) is a constant while --num_machines follows the allocation"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_ib_disabled", Severity::warning,

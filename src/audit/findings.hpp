@@ -43,6 +43,7 @@ void late_directive_findings(FindingContext& context);  // #SBATCH after the fir
 void self_reference_findings(FindingContext& context);  // NAME=…:\$NAME, the old value dropped (findings_self_reference.cpp)
 void step_findings(FindingContext& context);      // launches left running at exit, `srun NAME=v cmd` (findings_steps.cpp)
 void nccl_name_findings(FindingContext& context);  // NCCL_* names nothing reads (findings_nccl_names.cpp)
+void accelerate_total_findings(FindingContext& context);  // a constant --num_processes (findings_accelerate_total.cpp)
 void cpu_findings(FindingContext& context);  // launcher workers on Slurm's one default CPU (findings_cpus.cpp)
 void job_status_findings(FindingContext& context);  // a bare `wait` as the job's status (findings_job_status.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
