@@ -415,6 +415,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a variable set empty, then tested with -z and exit: the job always stops there"},
     {"audit.accelerate_total", Severity::warning,
      "accelerate --num_processes (a total) is a constant while --num_machines follows the allocation"},
+    {"audit.unused_setting", Severity::advice,
+     "a training setting (ZERO_STAGE=3, TP=4 …) is assigned and never used"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_ib_disabled", Severity::warning,

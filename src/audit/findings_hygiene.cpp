@@ -158,6 +158,54 @@ void not_exported(FindingContext& context)
   }
 }
 
+// `ZERO_STAGE=3` assigned and never read: no expansion, no export, no file
+// sourced after it that could read it. DeepSpeed takes the ZeRO stage from
+// its config (zero_optimization.stage) or Megatron-DeepSpeed's
+// --zero-stage, not from a shell variable, so the setting the script
+// names reaches nothing and the job trains with another. Round 23's
+// DeepSpeed job. Advice, for names that say a training setting.
+bool training_setting_name(const std::string& name)
+{
+  static const std::set<std::string> k_names = {
+    "ZERO_STAGE", "TP", "PP", "EP", "CP", "VPP", "TP_SIZE", "PP_SIZE", "EP_SIZE", "CP_SIZE", "TENSOR_PARALLEL",
+    "PIPELINE_PARALLEL", "TENSOR_PARALLEL_SIZE", "PIPELINE_PARALLEL_SIZE", "MICRO_BATCH_SIZE", "MBS",
+    "GLOBAL_BATCH_SIZE", "GBS", "SEQ_LEN", "SEQ_LENGTH", "TRAIN_ITERS", "TRAIN_STEPS", "MAX_STEPS", "NUM_LAYERS",
+    "HIDDEN_SIZE", "LR", "LEARNING_RATE", "GRAD_ACC_STEPS", "GRADIENT_ACCUMULATION_STEPS"};
+  return k_names.count(name) != 0;
+}
+
+void unused_settings(FindingContext& context)
+{
+  const ScriptModel& m = context.model;
+  if (context.job.launch == nullptr) {
+    return;
+  }
+  for (const auto& a : m.assignments) {
+    if (a.kind != AssignKind::assign || a.prefix || a.exported || !a.literal || !training_setting_name(a.name)
+        || a.command < 0 || m.commands[static_cast<std::size_t>(a.command)].depth != 0) {
+      continue;
+    }
+    const bool read = std::any_of(m.uses.begin(), m.uses.end(), [&](const VarUse& u) { return u.name == a.name; })
+                      || std::any_of(m.heredoc_uses.begin(), m.heredoc_uses.end(),
+                                     [&](const VarUse& u) { return u.name == a.name; })
+                      || std::any_of(m.assignments.begin(), m.assignments.end(), [&](const Assignment& b) {
+                           return b.name == a.name && (b.exported || b.kind == AssignKind::export_only);
+                         })
+                      || std::any_of(m.sources.begin(), m.sources.end(), [&](int at) { return at > a.offset; })
+                      || m.text.find("eval") != std::string::npos || m.text.find("envsubst") != std::string::npos;
+    if (read) {
+      continue;
+    }
+    const std::string value = a.value.empty() ? "" : a.value.front().text();
+    context.add(Severity::advice, "audit.unused_setting",
+                fmt::format("{}={} is set and never used: nothing expands or exports it, so the setting it names "
+                            "does not reach the launch (the job runs with the program's own value)",
+                            a.name, value),
+                fmt::format("pass it where the program reads it (a flag, the launcher's config), or remove the line"),
+                a.offset);
+  }
+}
+
 // `conda shell.bash activate ENV`: conda's shell.* subcommands print the
 // shell code that would activate (conda activate's own implementation: the
 // `conda` shell function runs `eval "$(conda shell.bash activate …)"`), so
@@ -430,6 +478,7 @@ void hygiene_findings(FindingContext& context)
 {
   exports_after_launch(context);
   not_exported(context);
+  unused_settings(context);
   late_directive_findings(context);
   output_directory(context);
   array_pattern(context);

@@ -117,3 +117,23 @@ TEST_CASE("an unexported variable that only changes what is printed is advice")
   CHECK(found[0]->diagnostic.message.find("only changes what they print") != std::string::npos);
   CHECK(found[1]->diagnostic.severity == lg::Severity::warning);
 }
+
+// Round 23's DeepSpeed job: `ZERO_STAGE=3`, never expanded or exported.
+// DeepSpeed reads the stage from its config (zero_optimization.stage), and
+// Megatron-DeepSpeed from --zero-stage, not from the shell.
+TEST_CASE("a training setting assigned and never used: advice; used, exported or sourced after: nothing")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH -N 1\n";
+  const AuditResult r = run(head + "ZERO_STAGE=3\nsrun deepspeed train.py --deepspeed_config ds.json\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.unused_setting");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  for (const std::string& body : {std::string("ZERO_STAGE=3\nsrun deepspeed train.py --zero-stage $ZERO_STAGE\n"),
+                                  std::string("export ZERO_STAGE=3\nsrun deepspeed train.py\n"),
+                                  std::string("ZERO_STAGE=3\nsource make_config.sh\nsrun deepspeed train.py\n"),
+                                  std::string("MY_STAGE=3\nsrun deepspeed train.py\n")}) {
+    CHECK(with_rule(run(head + body), "audit.unused_setting").empty());
+  }
+}
