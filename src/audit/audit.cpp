@@ -417,6 +417,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "accelerate --num_processes (a total) is a constant while --num_machines follows the allocation"},
     {"audit.unused_setting", Severity::advice,
      "a training setting (ZERO_STAGE=3, TP=4 …) is assigned and never used"},
+    {"audit.empty_source", Severity::warning,
+     "`source` with no file (`source #path`): nothing is sourced"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_ib_disabled", Severity::warning,

@@ -109,14 +109,29 @@ void cpu_findings(FindingContext& c)
   if (spawner == nullptr || workers < 2) {
     return;
   }
-  // Anything that asks for CPUs, in a directive, on the srun line or in a
-  // variable sbatch/srun read (SLURM_CPUS_PER_TASK …), even commented out:
-  // not judged.
+  // Anything that asks for CPUs, in a directive sbatch reads, on a command
+  // line or in a variable sbatch/srun read (SLURM_CPUS_PER_TASK …): not
+  // judged. Comment lines do not count: `##SBATCH --cpus-per-task=32` is a
+  // comment to sbatch (it reads lines that start with exactly `#SBATCH`),
+  // and round 24's Leonardo job asked for no CPUs that way.
   static constexpr std::array<std::string_view, 6> k_cpu_words = {"cpus-per", "exclusive", "CPUS_PER", "mincpus",
                                                                   "cores-per", "--cpus"};
+  std::string code;
+  for (std::size_t at = 0; at < m.text.size();) {
+    const auto eol = std::min(m.text.find('\n', at), m.text.size());
+    const auto first = m.text.find_first_not_of(" \t", at);
+    if (first == std::string::npos || first >= eol || m.text[first] != '#') {
+      code.append(m.text, at, eol - at).push_back('\n');
+    }
+    at = eol + 1;
+  }
+  for (const Directive& d : m.directives) {
+    if (!d.ignored) {
+      code += d.name + "=" + d.value + "\n";
+    }
+  }
   if (std::any_of(k_cpu_words.begin(), k_cpu_words.end(),
-                  [&](std::string_view w) { return m.text.find(w) != std::string::npos; })
-      || m.directive("cpus-per-task") != nullptr) {
+                  [&](std::string_view w) { return code.find(w) != std::string::npos; })) {
     return;
   }
   const LaunchStage* srun = l->stage("srun");

@@ -4,6 +4,7 @@
 // pipefail, sbatch's input variables read inside the job, `set -u` with
 // positional parameters, use before assignment, and no training launch read.
 #include "audit/findings.hpp"
+#include "audit/job_from_script.hpp"
 #include "audit/launch.hpp"
 
 #include <fmt/format.h>
@@ -419,7 +420,8 @@ void unset_variables(FindingContext& c)
 {
   const ScriptModel& m = c.model;
   const Launch* l = c.job.launch;
-  if (l == nullptr || l->command < 0 || !m.sources.empty() || l->sources || !c.job.environment_complete) {
+  const bool sourced = std::any_of(m.sources.begin(), m.sources.end(), [&](int at) { return !activation(m, at); });
+  if (l == nullptr || l->command < 0 || sourced || l->sources || !c.job.environment_complete) {
     return;
   }
   std::set<std::string> assigned;

@@ -161,7 +161,14 @@ void comment_lines_in_continuation(FindingContext& c)
     }
     const int last = m.line_of(cmd.end - 1);
     const int first_next = m.line_of(next.begin);
-    if (first_next <= last + 1 || !continued(line_text(m, last)) || !argument_shaped(next.words.front().text())) {
+    // `--model_name #model_path \`: a `#` starting a word on the command's
+    // own last line, its comment holding that line's `\`.
+    const auto line_end = static_cast<std::size_t>(m.line_begin(last + 1));
+    const auto hash = m.text.find('#', static_cast<std::size_t>(cmd.end));
+    const bool trailing = hash != std::string::npos && hash < line_end && hash > 0
+                          && (m.text[hash - 1] == ' ' || m.text[hash - 1] == '\t');
+    if (first_next <= last + (trailing ? 0 : 1) || !continued(line_text(m, last))
+        || !argument_shaped(next.words.front().text())) {
       continue;
     }
     bool comments_only = true;
@@ -172,6 +179,24 @@ void comment_lines_in_continuation(FindingContext& c)
       continue;
     }
     const int next_last = m.line_of(std::max(next.begin, next.end - 1));
+    if (trailing) {
+      const auto word_end = m.text.find_first_of(" \t\n", hash);
+      const std::string word = m.text.substr(hash, std::min(word_end, line_end) - hash);
+      c.add(Severity::error, "audit.comment_continuation",
+            fmt::format("`{}` on line {} starts a comment (a `#` at the start of a word) that runs to the line's end, "
+                        "its `\\` included: {} stops after `{}`, and line{} {} (`{}` …) run{} as a command of its "
+                        "own, which fails (command not found); {} never gets those arguments",
+                        word, last, cmd.words.front().text(), cmd.words.back().text(),
+                        next_last > first_next ? "s" : "",
+                        next_last > first_next ? fmt::format("{}-{}", first_next, next_last)
+                                               : std::to_string(first_next),
+                        next.words.front().text(), next_last > first_next ? "" : "s", cmd.words.front().text()),
+            fmt::format("write the value in place of `{}` (a placeholder?), or quote it: a `#` that starts a word "
+                        "begins a comment",
+                        word),
+            static_cast<int>(hash));
+      continue;
+    }
     c.add(Severity::error, "audit.comment_continuation",
           fmt::format("the comment on line {} ends the command continued from line {}: after the `\\` a `#` "
                       "starts a comment to the line's end (its own `\\` included), so {} stops there and line{} {} "
@@ -183,6 +208,35 @@ void comment_lines_in_continuation(FindingContext& c)
           "move the commented-out lines below the command (or delete them): a comment cannot sit inside a "
           "continued command",
           m.line_begin(last + 1) + static_cast<int>(line_text(m, last + 1).find('#')));
+  }
+}
+
+// `source #path environment`: the `#` starts a comment, so `source` gets no
+// file; bash says "source: filename argument required" and sources nothing
+// (with `set -e` the script stops there). Round 24's Leonardo job left its
+// environment's path as this placeholder.
+void empty_sources(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  for (int at : m.sources) {
+    auto i = static_cast<std::size_t>(at);
+    while (i < t.size() && t[i] != ' ' && t[i] != '\t' && t[i] != '\n' && t[i] != ';') {
+      ++i;  // `source` or `.`
+    }
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) {
+      ++i;
+    }
+    if (i < t.size() && t[i] != '#' && t[i] != '\n' && t[i] != ';' && t[i] != '\r') {
+      continue;
+    }
+    const auto eol = t.find('\n', i);
+    const std::string rest = i < t.size() && t[i] == '#' ? t.substr(i, eol == std::string::npos ? std::string::npos : eol - i) : "";
+    c.add(Severity::warning, "audit.empty_source",
+          fmt::format("`source` gets no file{}: bash says \"filename argument required\" and sources nothing, so "
+                      "the environment it was to set up is missing from the job",
+                      rest.empty() ? "" : fmt::format(" (`{}` is a comment)", rest)),
+          "write the file to source (the environment's activate script, a setup file)", at);
   }
 }
 
@@ -638,6 +692,7 @@ void empty_quoted_words(FindingContext& c)
 void word_findings(FindingContext& context)
 {
   template_blanks(context);
+  empty_sources(context);
   empty_then_exit(context);
   comment_lines_in_continuation(context);
   comment_continuations(context);

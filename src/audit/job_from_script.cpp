@@ -12,26 +12,6 @@ namespace lg::audit {
 
 namespace {
 
-// `source venv/bin/activate`, `. activate ENV`: a Python environment's
-// activation, which sets PATH, VIRTUAL_ENV or CONDA_* and nothing a launch
-// rule reads (venv's bin/activate; conda's activate script).
-bool activation(const ScriptModel& model, int offset)
-{
-  const auto begin = static_cast<std::size_t>(offset);
-  const auto end = model.text.find_first_of("\n;&|", begin);
-  const std::string line = model.text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-  const auto space = line.find_first_of(" \t");
-  if (space == std::string::npos) {
-    return false;
-  }
-  const auto first = line.find_first_not_of(" \t", space);
-  const auto last = line.find_first_of(" \t", first);
-  if (first == std::string::npos) {
-    return false;
-  }
-  const std::string file = line.substr(first, last == std::string::npos ? std::string::npos : last - first);
-  return file == "activate" || file.ends_with("/bin/activate");
-}
 
 bool contains_megatron(std::string text)
 {
@@ -89,6 +69,27 @@ void read_environment(const ScriptModel& model, const Launch& launch, ScriptJob&
 }
 
 } // namespace
+
+// `source venv/bin/activate`, `. activate ENV`: a Python environment's
+// activation, which sets PATH, VIRTUAL_ENV or CONDA_* and nothing a launch
+// rule reads (venv's bin/activate; conda's activate script).
+bool activation(const ScriptModel& model, int offset)
+{
+  const auto begin = static_cast<std::size_t>(offset);
+  const auto end = model.text.find_first_of("\n;&|", begin);
+  const std::string line = model.text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  const auto space = line.find_first_of(" \t");
+  if (space == std::string::npos) {
+    return false;
+  }
+  const auto first = line.find_first_not_of(" \t", space);
+  const auto last = line.find_first_of(" \t", first);
+  if (first == std::string::npos) {
+    return false;
+  }
+  const std::string file = line.substr(first, last == std::string::npos ? std::string::npos : last - first);
+  return file == "activate" || file.ends_with("/bin/activate");
+}
 
 const Launch* training_launch(const ScriptModel& model)
 {

@@ -59,6 +59,11 @@ struct ScriptJob
 // names the script in locations.
 ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, const std::string& path);
 
+// The `source` at `offset` activates a Python environment (`source
+// venv/bin/activate`, `. activate ENV`): it sets PATH, VIRTUAL_ENV or CONDA_*
+// and nothing a launch rule reads.
+bool activation(const ScriptModel& model, int offset);
+
 // The nodes, GPUs and tasks per node of `job.launch` (its srun and launcher
 // options over the #SBATCH ones) into `job` (job_cluster.cpp).
 void read_cluster(const ScriptModel& model, ScriptJob& job);

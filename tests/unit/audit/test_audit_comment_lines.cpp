@@ -48,3 +48,38 @@ TEST_CASE("a comment after a command that is not continued, or before a new comm
     CHECK(with_rule(r, "audit.comment_continuation").empty());
   }
 }
+
+// Round 24's Leonardo JEPA job: `--model_name #model_path \`. A `#` at the
+// start of a word begins a comment (bash(1), COMMENTS), which takes the
+// line's `\` with it: the launch ends at `--model_name` (argparse: "expected
+// one argument") and the lines after run as a command of their own (127).
+TEST_CASE("a #word on a continued launch line: an error on the #, naming the lines cut off")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH -N 1\n"
+                             "srun torchrun --nproc_per_node=4 finetune.py \\\n"
+                             "  --model_name #model_path \\\n"
+                             "  --output_dir out \\\n"
+                             "  --num_epochs 6\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.comment_continuation");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.message.find("`#model_path` on line 4 starts a comment") != std::string::npos);
+  CHECK(found[0]->diagnostic.message.find("lines 5-6 (`--output_dir` …)") != std::string::npos);
+  // A comment after a finished command, or a quoted '#': nothing.
+  CHECK(with_rule(run("#!/bin/bash\nsrun python t.py --a 1  # the run\necho done\n"), "audit.comment_continuation")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\nsrun python t.py --tag '#1' \\\n  --b 2\n"), "audit.comment_continuation").empty());
+}
+
+// bash 5.2: `source #x` says "source: filename argument required".
+TEST_CASE("source with no file: a warning")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsource #path environment\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.empty_source");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(with_rule(run("#!/bin/bash\nsource env.sh # the environment\nsrun python t.py\n"), "audit.empty_source").empty());
+}

@@ -72,3 +72,14 @@ TEST_CASE("a Megatron process and its data loader workers on one CPU: advice on 
                   "audit.data_loader_cpus")
           .empty());
 }
+
+// Round 24's Leonardo accelerate job: `##SBATCH --cpus-per-task=32`, a
+// comment to sbatch, which reads only lines that start with `#SBATCH`.
+TEST_CASE("a commented-out CPU request asks for nothing")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n##SBATCH --cpus-per-task=32\n"
+                             "srun torchrun --nproc_per_node 4 --nnodes 2 --rdzv_backend c10d --rdzv_endpoint h:1 t.py\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.launcher_cpus").size() == 1);
+}

@@ -62,3 +62,14 @@ TEST_CASE("an unset variable two assignments away from the launch")
   CHECK(line_of(found[0]) == 5);
   CHECK(found[0]->diagnostic.message.starts_with("$wandb is never set"));
 }
+
+// Round 24's Leonardo job sources a virtual environment's activate script,
+// which sets PATH and VIRTUAL_ENV only: the unset name is still judged.
+TEST_CASE("a venv's activate does not hide an unset variable; another sourced file does")
+{
+  const std::string tail = "A=1\nB=2\nC=3\nsrun python $DIR/t.py --a $A --b $B --c $C\n";
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsource venv/bin/activate\n" + tail);
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.unset_variable").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsource setup.sh\n" + tail), "audit.unset_variable").empty());
+}
