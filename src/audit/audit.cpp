@@ -419,6 +419,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a training setting (ZERO_STAGE=3, TP=4 …) is assigned and never used"},
     {"audit.empty_source", Severity::warning,
      "`source` with no file (`source #path`): nothing is sourced"},
+    {"audit.errexit_status", Severity::warning,
+     "set -e, then a launch and `rc=$?`: the status line only ever sees a success"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_ib_disabled", Severity::warning,

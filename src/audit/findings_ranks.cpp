@@ -82,7 +82,7 @@ std::optional<std::string> rendezvous_backend(const Launch* l)
 // A node rank taken from the batch host that does no harm: on one node the
 // batch host's 0 is the only node's rank; under a dynamic rendezvous (c10d,
 // etcd) torchrun ignores --node_rank and ranks come from the rendezvous.
-bool harmless_node_rank(const FindingContext& c, const VarUse& use)
+bool harmless_node_rank(const FindingContext& c, const VarUse& use, const Launch* launch)
 {
   const std::string option = option_before(c.model, use.offset);
   if (!node_rank_option(option)) {
@@ -91,7 +91,7 @@ bool harmless_node_rank(const FindingContext& c, const VarUse& use)
   if (c.job.nodes == 1) {
     return true;
   }
-  if (const auto backend = rendezvous_backend(c.job.launch)) {
+  if (const auto backend = rendezvous_backend(launch)) {
     return *backend != "static";
   }
   // Not resolved through the launch line: read the same line of the script.
@@ -167,6 +167,15 @@ void per_task_variables(FindingContext& c)
       continue;
     }
     bool relevant = remote && use.command == l->command;
+    // Any srun/mpirun step of the script, not only the training launch
+    // (round 24's Alvis job tries three launchers, one after another).
+    const Launch* own = remote && use.command == l->command ? l : nullptr;
+    for (const Launch& other : c.model.launches) {
+      if (own == nullptr && other.command == use.command && (other.has("srun") || other.has("mpirun"))) {
+        own = &other;
+        relevant = true;
+      }
+    }
     for (const auto& a : c.model.assignments) {
       if (a.command != use.command || a.prefix) {
         continue;
@@ -178,7 +187,7 @@ void per_task_variables(FindingContext& c)
       }
     }
     auto severity = per_task_severity(c.job, use.name);
-    if (!relevant || !severity || harmless_node_rank(c, use)) {
+    if (!relevant || !severity || harmless_node_rank(c, use, own != nullptr ? own : l)) {
       continue;
     }
     // `TRITON_CACHE_DIR=/tmp/triton_cache_${SLURM_PROCID}`: a per-task path

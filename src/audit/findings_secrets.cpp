@@ -290,7 +290,25 @@ void placeholders(FindingContext& c)
     if (!also.empty()) {
       message += fmt::format(" (also used on line{} {})", list.size() > 2 ? "s" : "", also);
     }
-    c.add(blocks ? Severity::error : Severity::warning, "audit.placeholder", std::move(message),
+    // `HF_TOKEN="Your_HF_key"` with HF_HUB_OFFLINE=1 exported: the Hub client
+    // sends no request, so no token (huggingface_hub docs, "Environment
+    // variables", HF_HUB_OFFLINE: "no HTTP calls are made to the Hub").
+    // Round 24's Leonardo job. Advice then: nothing fails.
+    const bool hub_token = std::any_of(m.assignments.begin(), m.assignments.end(), [&](const Assignment& a) {
+      return (a.name == "HF_TOKEN" || a.name == "HUGGING_FACE_HUB_TOKEN" || a.name == "HF_API_TOKEN")
+             && a.value_offset >= 0 && first.offset >= a.value_offset && first.offset < a.value_end;
+    });
+    const bool offline = std::any_of(m.assignments.begin(), m.assignments.end(), [](const Assignment& a) {
+      return (a.name == "HF_HUB_OFFLINE" || a.name == "TRANSFORMERS_OFFLINE") && a.exported && a.known
+             && !a.value.empty() && a.value.front().text() == "1";
+    });
+    if (hub_token && offline && !blocks) {
+      message += " (HF_HUB_OFFLINE=1 is exported, so the Hub is never called and the token never sent)";
+    }
+    c.add(blocks                  ? Severity::error
+          : hub_token && offline ? Severity::advice
+                                 : Severity::warning,
+          "audit.placeholder", std::move(message),
           blocks ? "fill in the real value (sbatch does not expand variables or templates in #SBATCH lines)"
                  : "fill in the real value (or read it from a variable the caller sets)",
           first.offset);

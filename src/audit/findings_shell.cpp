@@ -8,6 +8,7 @@
 #include "audit/launch.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -82,6 +83,75 @@ bool is_set_with(const Command& command, char flag, std::string_view long_name)
     }
   }
   return false;
+}
+
+// `set -e` then `srun …` and `rc=$?` on the next line: under errexit a
+// command that fails ends the shell (bash(1), `set -e`: "Exit immediately if
+// a pipeline … returns a non-zero status"), so the status line only ever
+// runs after a success, and the handling after it (a fallback launcher, a
+// retry, the log of the exit code) never sees a failure. Round 24's Alvis
+// job tried three launchers that way. A warning; not where the command is
+// a condition (`if`, `&&`, `||`: errexit does not apply there).
+void errexit_status(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  AuditFinding* found = nullptr;
+  std::vector<int> also;
+  int errexit = -1;
+  if (m.text.starts_with("#!")) {
+    const std::string first = m.text.substr(0, m.text.find('\n'));
+    if (first.find(" -e") != std::string::npos || first.find(" -xe") != std::string::npos
+        || first.find(" -ex") != std::string::npos) {
+      errexit = 0;
+    }
+  }
+  for (std::size_t i = 0; i + 1 < m.commands.size(); ++i) {
+    const Command& command = m.commands[i];
+    if (command.depth == 0 && is_set_with(command, 'e', "errexit")) {
+      errexit = command.begin;
+    }
+    const bool set = !command.words.empty() && command.words.front().known && command.words.front().text() == "set";
+    if (set && std::any_of(command.words.begin() + 1, command.words.end(), [](const Word& w) {
+          return w.text().starts_with("+") && w.text().find('e') != std::string::npos;
+        })) {
+      errexit = -1;  // set +e (at any depth: off from here on, as far as this reading goes)
+    }
+    if (errexit < 0 || command.words.empty() || !command.words.front().known || command.terminator != "\n"
+        || (i > 0 && (m.commands[i - 1].terminator == "&&" || m.commands[i - 1].terminator == "||"))) {
+      continue;
+    }
+    const std::string& first = command.words.front().text();
+    if (first != "srun" && first != "mpirun" && first != "torchrun" && first != "deepspeed") {
+      continue;
+    }
+    if (command.begin >= 0 && m.text.compare(static_cast<std::size_t>(command.begin), 3, "if ") == 0) {
+      continue;
+    }
+    const Command& next = m.commands[i + 1];
+    const auto from = static_cast<std::size_t>(std::max(0, next.begin));
+    const auto to = static_cast<std::size_t>(std::max(next.begin, next.end));
+    const std::string text = m.text.substr(from, to - from);
+    if (text.find("$?") == std::string::npos || text.find('=') == std::string::npos) {
+      continue;
+    }
+    if (found != nullptr) {
+      also.push_back(m.line_of(command.begin));
+      continue;  // one finding, naming the other steps
+    }
+    found = &c.add(Severity::warning, "audit.errexit_status",
+                   fmt::format("`set -e` is on (line {}), so when this {} fails the script ends here: `{}` on line {} "
+                               "only ever records a success, and what the script does with a failure never runs",
+                               errexit == 0 ? 1 : m.line_of(errexit), first,
+                               text.substr(0, text.find_first_of(" ;\n")), m.line_of(next.begin)),
+                   fmt::format("keep the status without ending the script: `{} … || rc=$?` (rc=0 before it), or "
+                               "`set +e` around the step",
+                               first),
+                   command.begin);
+  }
+  if (found != nullptr && !also.empty()) {
+    found->diagnostic.message += fmt::format(" (the same for the step{} on line{} {})", also.size() > 1 ? "s" : "",
+                                             also.size() > 1 ? "s" : "", fmt::join(also, ", "));
+  }
 }
 
 // `srun … | tee log`: the pipeline's status is tee's, so a failed training
@@ -750,6 +820,7 @@ void shell_findings(FindingContext& context)
   directive_findings(context);
   prefix_on_builtin(context);
   pipe_without_pipefail(context);
+  errexit_status(context);
   sbatch_input_variables(context);
   other_scheduler_variables(context);
   bash_syntax_under_sh(context);

@@ -37,3 +37,19 @@ TEST_CASE("a real-looking token inside the launch's command string is a secret w
   REQUIRE(found.size() == 1);
   CHECK(line_of(found[0]) == 3);
 }
+
+// huggingface_hub, "Environment variables", HF_HUB_OFFLINE: with 1 no HTTP
+// call is made to the Hub, so a placeholder token is never sent. Round 24.
+TEST_CASE("a placeholder HF_TOKEN with HF_HUB_OFFLINE=1 exported is advice")
+{
+  const std::string body = "export HF_TOKEN=\"Your_HF_key\"\n";
+  const AuditResult offline = run("#!/bin/bash\n#SBATCH -N 1\n" + body + "export HF_HUB_OFFLINE=1\nsrun python t.py\n");
+  CAPTURE(describe(offline));
+  auto found = with_rule(offline, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  const AuditResult online = run("#!/bin/bash\n#SBATCH -N 1\n" + body + "srun python t.py\n");
+  found = with_rule(online, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+}

@@ -77,3 +77,25 @@ TEST_CASE("`exit` or `exit 0` after the wait says the same zero")
     CHECK(line_of(found[0]) == 4);
   }
 }
+
+// bash(1), `set -e`: "Exit immediately if a pipeline … returns a non-zero
+// status", except in a condition. Round 24's Alvis job: `set -euo pipefail`,
+// then three launchers in turn, each followed by `exit_code_methodN=$?`.
+TEST_CASE("set -e, then srun and rc=$? on the next line: one warning naming every such step")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH -N 2\nset -euo pipefail\n"
+                             "srun python a.py\nrc1=$?\n"
+                             "srun python b.py\nrc2=$?\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.errexit_status");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+  CHECK(found[0]->diagnostic.message.find("(the same for the step on line 6)") != std::string::npos);
+  // set +e first, a condition, or no errexit: nothing.
+  for (const std::string& body : {std::string("set -e\nset +e\nsrun python a.py\nrc=$?\n"),
+                                  std::string("set -e\nsrun python a.py || rc=$?\n"),
+                                  std::string("srun python a.py\nrc=$?\n")}) {
+    CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\n" + body), "audit.errexit_status").empty());
+  }
+}
