@@ -427,6 +427,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "NCCL_IB_DISABLE=1 next to NCCL_IB_* settings on several nodes: the IB settings are dead, traffic goes over TCP"},
     {"audit.nccl_name_unread", Severity::advice,
      "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
+    {"audit.docker_network", Severity::warning,
+     "docker run of a distributed launcher on several nodes without --network=host: peers cannot reach it"},
     {"audit.docker_gpus", Severity::warning,
      "docker run in a GPU job without --gpus (or the NVIDIA runtime): the container sees no GPU"},
     {"audit.container_cleanenv", Severity::warning,

@@ -218,6 +218,82 @@ void docker_gpus(FindingContext& c)
     }
   }
 }
+// `srun docker run … IMAGE torchrun --nnodes=4 …` on several nodes. The
+// Docker daemon, not the job, starts the container: on Docker's default
+// bridge network it has an address of its own behind NAT (Docker docs,
+// "Bridge network driver": containers on the default bridge reach the
+// outside through masquerading, and are not reachable from other hosts
+// without published ports), so the rendezvous and NCCL, which advertise
+// that address, are not reachable from the other nodes: the job hangs at
+// initialisation. And `--gpus all` gives the container every GPU of the
+// node, whatever Slurm allocated. Round 24's 4-node docker job. Warnings.
+void docker_multi_node(FindingContext& c)
+{
+  const int nodes = c.job.nodes;
+  for (const auto& command : c.model.commands) {
+    const auto& w = command.words;
+    std::size_t run = w.size();
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+      if (w[i].known && (w[i].text() == "docker" || w[i].text().ends_with("/docker")) && w[i + 1].known
+          && w[i + 1].text() == "run") {
+        run = i + 1;
+        break;
+      }
+    }
+    if (run == w.size()) {
+      continue;
+    }
+    bool host_network = false;
+    bool all_gpus = false;
+    bool unread = false;
+    bool distributed = false;
+    std::size_t i = run + 1;
+    for (; i < w.size(); ++i) {
+      const std::string& t = w[i].text();
+      if (w[i].opaque || w[i].list) {
+        unread = true;
+        break;
+      }
+      if (!t.starts_with("-")) {
+        break;  // the image
+      }
+      host_network = host_network || t == "--network=host" || t == "--net=host"
+                     || ((t == "--network" || t == "--net") && i + 1 < w.size() && w[i + 1].text() == "host");
+      all_gpus = all_gpus || t == "--gpus=all" || (t == "--gpus" && i + 1 < w.size() && w[i + 1].text() == "all");
+      if (takes_value(t)) {
+        ++i;
+      }
+    }
+    for (std::size_t k = i + 1; k < w.size(); ++k) {
+      const std::string& t = w[k].text();
+      distributed = distributed || t == "torchrun" || t.ends_with("/torchrun") || t == "torch.distributed.run"
+                    || t == "deepspeed" || t == "accelerate";
+    }
+    if (unread) {
+      continue;
+    }
+    if (nodes > 1 && distributed && !host_network) {
+      c.add(Severity::warning, "audit.docker_network",
+            fmt::format("`docker run` without --network=host on {} nodes: the container sits on Docker's bridge "
+                        "network behind NAT, so the rendezvous and NCCL advertise an address the other nodes cannot "
+                        "reach, and the job hangs at initialisation",
+                        nodes),
+            "add --network=host (and --ipc=host for NCCL's shared memory), or run the image with Slurm's container "
+            "support (pyxis, apptainer)",
+            command.begin);
+    }
+    const Directive* gres = c.model.directive("gres");
+    const int asked = c.job.gpus_per_node;
+    if (all_gpus && asked > 0 && gres != nullptr && c.model.directive("exclusive") == nullptr && asked < 8) {
+      c.add(Severity::warning, "audit.docker_gpus",
+            fmt::format("`docker run --gpus all` gives the container every GPU of the node, not the {} Slurm "
+                        "allocated to this job: it may use GPUs other jobs hold",
+                        asked),
+            "pass the job's GPUs: --gpus \"\\\"device=$CUDA_VISIBLE_DEVICES\\\"\"", command.begin);
+    }
+  }
+}
+
 }  // namespace
 
 void step_findings(FindingContext& context)
@@ -226,6 +302,7 @@ void step_findings(FindingContext& context)
   exec_assignment(context);
   docker_tty(context);
   docker_gpus(context);
+  docker_multi_node(context);
 }
 
 }  // namespace lg::audit::detail

@@ -43,3 +43,21 @@ TEST_CASE("docker run with --gpus, the NVIDIA runtime, a CDI device, an unreadab
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --cpus-per-task=4\ndocker run img python3 prep.py\n"), "audit.docker_gpus")
           .empty());
 }
+
+// Round 24's 4-node job: `srun docker run --gpus all … IMAGE torchrun
+// --nnodes=4 …` under `--gres=gpu:1`. Docker's default bridge network puts
+// the container behind NAT (Docker docs, "Bridge network driver"), and
+// `--gpus all` exposes every GPU of the node.
+TEST_CASE("docker run of torchrun on several nodes without --network=host, and --gpus all on 1 GPU: warnings")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gres=gpu:1\n#SBATCH --ntasks-per-node=1\n";
+  const AuditResult r = run(head + "srun docker run --gpus all -v /d:/w img:1 torchrun --nnodes=4 t.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.docker_network").size() == 1);
+  const auto gpus = with_rule(r, "audit.docker_gpus");
+  REQUIRE(gpus.size() == 1);
+  CHECK(gpus[0]->diagnostic.message.find("not the 1 Slurm allocated") != std::string::npos);
+  const AuditResult host = run(head + "srun docker run --network=host --gpus \"device=0\" img torchrun --nnodes=4 t.py\n");
+  CHECK(with_rule(host, "audit.docker_network").empty());
+  CHECK(with_rule(host, "audit.docker_gpus").empty());
+}
