@@ -429,6 +429,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
     {"audit.docker_network", Severity::warning,
      "docker run of a distributed launcher on several nodes without --network=host: peers cannot reach it"},
+    {"audit.docker_all_gpus", Severity::warning,
+     "docker run --gpus all in a job that asks for fewer GPUs than a node has"},
     {"audit.docker_gpus", Severity::warning,
      "docker run in a GPU job without --gpus (or the NVIDIA runtime): the container sees no GPU"},
     {"audit.container_cleanenv", Severity::warning,

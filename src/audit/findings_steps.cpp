@@ -285,7 +285,7 @@ void docker_multi_node(FindingContext& c)
     const Directive* gres = c.model.directive("gres");
     const int asked = c.job.gpus_per_node;
     if (all_gpus && asked > 0 && gres != nullptr && c.model.directive("exclusive") == nullptr && asked < 8) {
-      c.add(Severity::warning, "audit.docker_gpus",
+      c.add(Severity::warning, "audit.docker_all_gpus",
             fmt::format("`docker run --gpus all` gives the container every GPU of the node, not the {} Slurm "
                         "allocated to this job: it may use GPUs other jobs hold",
                         asked),

@@ -54,10 +54,10 @@ TEST_CASE("docker run of torchrun on several nodes without --network=host, and -
   const AuditResult r = run(head + "srun docker run --gpus all -v /d:/w img:1 torchrun --nnodes=4 t.py\n");
   CAPTURE(describe(r));
   CHECK(with_rule(r, "audit.docker_network").size() == 1);
-  const auto gpus = with_rule(r, "audit.docker_gpus");
+  const auto gpus = with_rule(r, "audit.docker_all_gpus");
   REQUIRE(gpus.size() == 1);
   CHECK(gpus[0]->diagnostic.message.find("not the 1 Slurm allocated") != std::string::npos);
   const AuditResult host = run(head + "srun docker run --network=host --gpus \"device=0\" img torchrun --nnodes=4 t.py\n");
   CHECK(with_rule(host, "audit.docker_network").empty());
-  CHECK(with_rule(host, "audit.docker_gpus").empty());
+  CHECK(with_rule(host, "audit.docker_all_gpus").empty());
 }
