@@ -516,6 +516,17 @@ bool ChainParser::step()
   if (base == "env") {
     return env_step();
   }
+  if ((base == "docker" || base == "podman") && peek(1) != nullptr && peek(1)->text() == "run") {
+    // `docker run [OPTIONS] IMAGE COMMAND…`: the container runs COMMAND
+    // (Docker docs, "docker container run"), read as the launch.
+    LaunchStage& stage = push(base);
+    ++m_i;  // run
+    options(stage, docker_grammar());
+    if (m_i < m_words.size()) {
+      ++m_i;  // the image
+    }
+    return true;
+  }
   if (is_wrapper(base)) {
     return wrapper_step(base);
   }

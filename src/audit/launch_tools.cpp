@@ -101,6 +101,19 @@ const OptionGrammar& apptainer_grammar()
   return k_grammar;
 }
 
+// `docker run` / `podman run` options that take no value (Docker docs,
+// "docker container run"); the others (-v, -e, --gpus, --name, …) take one.
+const OptionGrammar& docker_grammar()
+{
+  static const OptionGrammar k_grammar{
+    {"rm", "privileged", "init", "read-only", "detach", "interactive", "tty", "publish-all", "no-healthcheck",
+     "oom-kill-disable", "sig-proxy", "disable-content-trust"},
+    "ditP",
+    {},
+    false};
+  return k_grammar;
+}
+
 const OptionGrammar& numactl_grammar()
 {
   static const OptionGrammar k_grammar{{"localalloc", "hardware", "show", "all"}, "lHsa", {}, false};

@@ -24,6 +24,7 @@ const OptionGrammar& deepspeed_grammar();
 const OptionGrammar& numactl_grammar();
 const OptionGrammar& generic_grammar();  // every option without '=' is a flag
 const OptionGrammar& apptainer_grammar();  // apptainer/singularity exec|run options before the image
+const OptionGrammar& docker_grammar();     // docker/podman run options before the image
 
 // True for words that name a program a launcher runs (python, torchrun, srun,
 // bash, *.py, *.sh, …): never taken as an option's value.

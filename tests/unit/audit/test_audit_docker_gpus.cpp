@@ -61,3 +61,16 @@ TEST_CASE("docker run of torchrun on several nodes without --network=host, and -
   CHECK(with_rule(host, "audit.docker_network").empty());
   CHECK(with_rule(host, "audit.docker_all_gpus").empty());
 }
+
+// `docker run [OPTIONS] IMAGE COMMAND…` (Docker docs, "docker container
+// run"): the container's command is the launch. Round 24: torchrun --nnodes=4
+// inside it, with neither a rendezvous endpoint nor a node rank.
+TEST_CASE("the command docker runs is read as the launch")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\n"
+                            "srun docker run --rm -it --network=host -v /d:/w -e A=1 img:1 torchrun --nnodes=4 "
+                            "--nproc_per_node=1 train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.no_launch").empty());
+  CHECK(with_rule(r, "audit.torchrun_node_rank").size() == 1);
+}

@@ -1,6 +1,6 @@
 // The no-launch advice names the command it could not follow instead of the
-// generic text on line 1: `docker run IMAGE CMD` (the container's command is
-// not read as a launch) and a program that is the script's own arguments
+// generic text on line 1: `docker run IMAGE CMD` (when the container's
+// command is not a launch the audit reads) and a program that is the script's own arguments
 // (`exec "$@" train.py …`: bash runs the caller's words as the command, bash
 // manual, "Special Parameters", `@`). Round 19's docker array job and a
 // Megatron-LM `exec "$@" …/pretrain_multimodal.py` script.
@@ -13,7 +13,9 @@ using namespace lg::audit::testing;
 
 TEST_CASE("no launch read: docker run and a caller's launcher are named on their line")
 {
-  const AuditResult docker = run("#!/bin/bash\n#SBATCH --gres=gpu:1\ncd /work\ndocker run --gpus all img bash -c \"python3 t.py\"\n");
+  // A container command that is no launch (an entry script); one that is,
+  // is read (test_audit_docker_gpus.cpp).
+  const AuditResult docker = run("#!/bin/bash\n#SBATCH --gres=gpu:1\ncd /work\ndocker run --gpus all img ./entry.sh\n");
   CAPTURE(describe(docker));
   const auto d = with_rule(docker, "audit.no_launch");
   REQUIRE(d.size() == 1);
