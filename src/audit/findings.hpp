@@ -41,6 +41,8 @@ bool report_launcher_program(FindingContext& c, const Launch& l, const std::vect
                              const std::string& as_meant);
 void late_directive_findings(FindingContext& context);  // #SBATCH after the first command (findings_late_directives.cpp)
 void self_reference_findings(FindingContext& context);  // NAME=…:\$NAME, the old value dropped (findings_self_reference.cpp)
+// The last command of the pipeline that starts at `command` (findings_steps.cpp).
+std::size_t pipeline_end(const ScriptModel& model, std::size_t command);
 void step_findings(FindingContext& context);      // launches left running at exit, `srun NAME=v cmd` (findings_steps.cpp)
 void nccl_name_findings(FindingContext& context);  // NCCL_* names nothing reads (findings_nccl_names.cpp)
 void accelerate_total_findings(FindingContext& context);  // a constant --num_processes (findings_accelerate_total.cpp)

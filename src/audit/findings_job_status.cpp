@@ -19,15 +19,6 @@ namespace lg::audit::detail {
 
 namespace {
 
-// The last command of the pipeline that starts at `command`.
-std::size_t last_of_pipeline(const ScriptModel& model, std::size_t command)
-{
-  while (command + 1 < model.commands.size() && model.commands[command].terminator == "|") {
-    ++command;
-  }
-  return command;
-}
-
 bool bare_wait(const Command& command)
 {
   return command.words.size() == 1 && command.words.front().known && command.words.front().text() == "wait";
@@ -64,7 +55,7 @@ bool background_step(const ScriptModel& model, std::size_t index)
   static constexpr std::array<std::string_view, 9> k_steps = {
     "srun", "ssh", "pdsh", "mpirun", "mpiexec", "docker", "singularity", "apptainer", "enroot"};
   const Command& command = model.commands[index];
-  if (model.commands[last_of_pipeline(model, index)].terminator != "&" || command.words.empty()
+  if (model.commands[pipeline_end(model, index)].terminator != "&" || command.words.empty()
       || !command.words.front().known) {
     return false;
   }

@@ -12,9 +12,6 @@
 
 namespace lg::audit::detail {
 
-namespace {
-
-// The last command of the pipeline that starts at `command`.
 std::size_t pipeline_end(const ScriptModel& model, std::size_t command)
 {
   while (command + 1 < model.commands.size() && model.commands[command].terminator == "|") {
@@ -22,6 +19,8 @@ std::size_t pipeline_end(const ScriptModel& model, std::size_t command)
   }
   return command;
 }
+
+namespace {
 
 // After `from`, something keeps (or may keep) the batch shell alive until
 // the step ends: anything but quick bookkeeping (echo, cd, assignments …) -
