@@ -2,6 +2,7 @@
 // that nothing waits for, `srun NAME=v cmd`, `docker run -it` with no
 // terminal to attach, and `docker run` given none of the job's GPUs.
 #include "audit/findings.hpp"
+#include "audit/launch_tools.hpp"
 
 #include <fmt/format.h>
 
@@ -159,14 +160,19 @@ bool gives_gpus(const std::string& word, const std::string& next)
          || next.starts_with("NVIDIA_VISIBLE_DEVICES");
 }
 
-// docker run options that take the next word as their value.
+// docker run options that take the next word as their value: the ones the
+// launch reader's docker grammar (launch_tools.cpp) does not list as flags,
+// written without '='.
 bool takes_value(const std::string& option)
 {
-  static const std::set<std::string> k_valued = {
-    "-v", "--volume", "-e", "--env", "--env-file", "-w", "--workdir", "--mount", "--name", "--shm-size", "-u",
-    "--user", "--network", "--net", "--ipc", "--entrypoint", "-p", "--publish", "-h", "--hostname", "--runtime",
-    "--device", "--gpus", "-m", "--memory", "--cpus", "--ulimit", "--label", "-l", "--cap-add", "--security-opt"};
-  return k_valued.count(option) != 0;
+  const OptionGrammar& g = docker_grammar();
+  if (option.find('=') != std::string::npos || !option.starts_with("-")) {
+    return false;
+  }
+  if (option.starts_with("--")) {
+    return g.flags.count(option.substr(2)) == 0;
+  }
+  return option.find_first_not_of(g.short_flags, 1) != std::string::npos;  // `-it` is flags, `-v` a value
 }
 
 // `docker run IMAGE …` in a job that asks for GPUs, without any of those:
