@@ -427,6 +427,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "NCCL_IB_DISABLE=1 next to NCCL_IB_* settings on several nodes: the IB settings are dead, traffic goes over TCP"},
     {"audit.nccl_name_unread", Severity::advice,
      "an NCCL_* name no NCCL release and no PyTorch NCCL process group reads: setting it changes nothing"},
+    {"audit.step_background", Severity::warning,
+     "srun bash -c '… &': the step's shell exits at once and Slurm kills what it started"},
     {"audit.docker_network", Severity::warning,
      "docker run of a distributed launcher on several nodes without --network=host: peers cannot reach it"},
     {"audit.docker_all_gpus", Severity::warning,

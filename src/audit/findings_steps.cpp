@@ -299,10 +299,51 @@ void docker_multi_node(FindingContext& c)
   }
 }
 
+// `srun bash -c 'dcgmi dmon … > log &'`: the task's shell starts the
+// command in the background and exits at once; the step ends with its
+// tasks, and Slurm kills what the step left running (srun(1): the step ends
+// when its tasks exit; proctrack/cgroup ends every process of the step). So
+// the monitor (or server) is gone within a second. Round 24's A3 Mega job
+// started its GPU monitor that way. A warning.
+void background_in_step(FindingContext& c)
+{
+  for (const auto& command : c.model.commands) {
+    const auto& w = command.words;
+    if (w.size() < 4 || !w[0].known || (w[0].text() != "srun" && !w[0].text().ends_with("/srun"))) {
+      continue;
+    }
+    for (std::size_t i = 1; i + 2 < w.size(); ++i) {
+      const std::string& shell = w[i].text();
+      if (!w[i].known || (shell != "bash" && shell != "sh") || w[i + 1].text() != "-c") {
+        continue;
+      }
+      std::string body = w[i + 2].text();
+      while (!body.empty() && std::isspace(static_cast<unsigned char>(body.back())) != 0) {
+        body.pop_back();
+      }
+      const bool ends_in_background = body.size() >= 2 && body.back() == '&' && body[body.size() - 2] != '&';
+      if (ends_in_background && body.find("wait") == std::string::npos) {
+        const std::string head = body.substr(body.find_first_not_of(" \t\n"), std::string::npos);
+        const std::string program = head.substr(0, head.find_first_of(" \t\n"));
+        c.add(Severity::warning, "audit.step_background",
+              fmt::format("the srun step's shell starts `{}` in the background (`&` ends its command) and exits at "
+                          "once: the step ends with its tasks, and Slurm kills what they left running, so `{}` "
+                          "stops within a second",
+                          program, program),
+              fmt::format("end the command with `wait` (`… & wait`), or run `{}` in the foreground of its step",
+                          program),
+              w[i + 2].offset);
+      }
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void step_findings(FindingContext& context)
 {
+  background_in_step(context);
   background_launch(context);
   exec_assignment(context);
   docker_tty(context);

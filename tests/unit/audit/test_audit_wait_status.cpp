@@ -99,3 +99,21 @@ TEST_CASE("set -e, then srun and rc=$? on the next line: one warning naming ever
     CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\n" + body), "audit.errexit_status").empty());
   }
 }
+
+// On the local Slurm 22.05 (scripts/slurm-cluster), a job running `srun bash
+// -c "sleep 37 > /dev/null 2>&1 &"`, then `sleep 3; pgrep -f "sleep 37"`,
+// finds no sleep left: the step ended with its task and Slurm killed what it
+// had started. Round 24's A3 Mega job started its dcgmi monitor that way.
+TEST_CASE("srun bash -c '… &' with no wait: a warning; with wait, or in the foreground: nothing")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 2\nsrun --ntasks-per-node=1 bash -c 'dcgmi dmon -d 1000 > "
+                            "log_$(hostname).csv 2>&1 &' &\nsrun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.step_background");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.message.find("starts `dcgmi` in the background") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\nsrun bash -c 'dcgmi dmon > x & python t.py; wait'\n"), "audit.step_background")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\nsrun bash -c 'a && b'\n"), "audit.step_background").empty());
+}
