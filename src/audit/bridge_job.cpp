@@ -87,12 +87,28 @@ void fill_model_from_recipe(ScriptJob& job)
 
 bool looks_like_bridge_overrides(const std::vector<Word>& args)
 {
-  // A section preflight reads (model., train., ddp., …): logger. or
-  // checkpoint. alone are words many programs take.
+  // A field of a section preflight reads (model.tensor_model_parallel_size,
+  // train.global_batch_size, …): logger. or checkpoint. alone are words many
+  // programs take, and a Hydra config of another program has a `model.` of
+  // its own (round 25's Lightning job: `model.optimizer.lr=6e-4`), so the
+  // field must be one of the ConfigContainer's (bridge_known_keys.cpp).
   const auto& unchecked = config::bridge_unchecked_sections();
+  const auto& known = config::bridge_known_sections();
   return std::any_of(args.begin(), args.end(), [&](const Word& w) {
     const auto setting = bridge_word(w);
-    return setting && std::find(unchecked.begin(), unchecked.end(), setting->key.substr(0, setting->key.find('.'))) == unchecked.end();
+    if (!setting) {
+      return false;
+    }
+    const std::string& key = setting->key;
+    const auto dot = key.find('.');
+    const std::string section = key.substr(0, dot);
+    if (std::find(unchecked.begin(), unchecked.end(), section) != unchecked.end() || dot == std::string::npos) {
+      return false;
+    }
+    const std::string field = key.substr(dot + 1, key.find('.', dot + 1) - dot - 1);
+    return std::any_of(known.begin(), known.end(), [&](const config::KnownSection& k) {
+      return k.name == section && std::find(k.fields.begin(), k.fields.end(), field) != k.fields.end();
+    });
   });
 }
 

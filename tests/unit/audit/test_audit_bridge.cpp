@@ -92,3 +92,20 @@ TEST_CASE("an assumed GPU: a rule that hangs on the generation is not reported")
   REQUIRE(told.size() == 1);
   CHECK(told[0]->diagnostic.severity == lg::Severity::error);
 }
+
+// Round 25's Lightning job (Hydra): `trainer.num_nodes=${SLURM_NNODES}
+// model.optimizer.lr=6e-4`. `model.` is a section of Megatron Bridge's
+// ConfigContainer too, but `optimizer` is no field of it: not Bridge
+// overrides, so no Megatron advice (exit-signal-handler, memory).
+TEST_CASE("a Hydra override whose field is no ConfigContainer field is not a Bridge job")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 4\n#SBATCH --signal=USR1@600\n"
+                            "srun python trainHydra.py trainer.num_nodes=4 model.optimizer.lr=6e-4\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.signal").empty());
+  CHECK(with_rule(r, "audit.memory_unknown").empty());
+  const AuditResult bridge = run("#!/bin/bash\n#SBATCH -N 1\n"
+                                 "srun python run_recipe.py --recipe llama3_8b model.tensor_model_parallel_size=2\n");
+  CAPTURE(describe(bridge));
+  CHECK_FALSE(with_rule(bridge, "audit.memory_unknown").empty());
+}
