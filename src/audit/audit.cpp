@@ -421,6 +421,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "`source` with no file (`source #path`): nothing is sourced"},
     {"audit.errexit_status", Severity::warning,
      "set -e, then a launch and `rc=$?`: the status line only ever sees a success"},
+    {"audit.script_directory", Severity::warning,
+     "dirname $0 / BASH_SOURCE in a batch script: sbatch runs a copy from the spool directory"},
     {"audit.wait_status", Severity::warning,
      "the script ends with a bare `wait` after background steps: the job is COMPLETED whatever they exit with"},
     {"audit.nccl_ib_disabled", Severity::warning,

@@ -85,6 +85,67 @@ bool is_set_with(const Command& command, char flag, std::string_view long_name)
   return false;
 }
 
+// `SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` in a batch
+// script: sbatch hands slurmd a copy of the script, which runs it from its
+// spool directory (on the local Slurm 22.05 `$0` and `${BASH_SOURCE[0]}` in a
+// job are /…/spool/n1/job00077/slurm_script), so the directory is the spool
+// directory and files looked up beside the script are not there. Round 25's
+// Cosmos array job exited in every task at its `test -d` guard. A warning,
+// once, naming the other lines; not where the script already knows
+// (SLURM_SUBMIT_DIR, or the `scontrol show job … Command=` idiom).
+void script_directory(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  if (m.directives.empty() || m.text.find("SLURM_SUBMIT_DIR") != std::string::npos
+      || m.text.find("Command=") != std::string::npos) {
+    return;
+  }
+  // Read from the text ($0 and BASH_SOURCE are not variables the evaluator
+  // records): outside comment lines and heredoc bodies, after dirname,
+  // realpath or readlink on its line.
+  std::vector<int> offsets;
+  for (const char* form : {"$0", "${0}", "${BASH_SOURCE"}) {
+    for (auto at = m.text.find(form); at != std::string::npos; at = m.text.find(form, at + 1)) {
+      const std::string_view f(form);
+      if (f == "$0" && at + 2 < m.text.size() && std::isalnum(static_cast<unsigned char>(m.text[at + 2])) != 0) {
+        continue;  // $0x is not $0 … (bash reads $0 then x, but no script means that)
+      }
+      const int offset = static_cast<int>(at);
+      const bool in_heredoc = std::any_of(m.heredocs.begin(), m.heredocs.end(),
+                                          [&](const auto& h) { return offset >= h.first && offset < h.second; });
+      const auto begin = static_cast<std::size_t>(m.line_begin(m.line_of(offset)));
+      const std::string before = m.text.substr(begin, at - begin);
+      const auto first = before.find_first_not_of(" \t");
+      if (in_heredoc || (first != std::string::npos && before[first] == '#')) {
+        continue;
+      }
+      if (before.find("dirname") != std::string::npos || before.find("realpath") != std::string::npos
+          || before.find("readlink") != std::string::npos) {
+        offsets.push_back(offset);
+      }
+    }
+  }
+  std::sort(offsets.begin(), offsets.end());
+  if (offsets.empty()) {
+    return;
+  }
+  std::vector<int> lines;
+  for (std::size_t i = 1; i < offsets.size(); ++i) {
+    const int line = m.line_of(offsets[i]);
+    if (line != m.line_of(offsets.front()) && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+      lines.push_back(line);
+    }
+  }
+  c.add(Severity::warning, "audit.script_directory",
+        fmt::format("the script's own directory is taken from {}: sbatch runs a copy of the script from slurmd's "
+                    "spool directory (…/slurm_script), so this is that directory, not the script's, and files looked "
+                    "up beside the script are not found there{}",
+                    m.text.compare(static_cast<std::size_t>(offsets.front()), 2, "$0") == 0 ? "$0" : "BASH_SOURCE",
+                    lines.empty() ? "" : fmt::format(" (also on line{} {})", lines.size() > 1 ? "s" : "",
+                                                     fmt::join(lines, ", "))),
+        "use $SLURM_SUBMIT_DIR (where sbatch ran) or an absolute path", offsets.front());
+}
+
 // `set -e` then `srun …` and `rc=$?` on the next line: under errexit a
 // command that fails ends the shell (bash(1), `set -e`: "Exit immediately if
 // a pipeline … returns a non-zero status"), so the status line only ever
@@ -821,6 +882,7 @@ void shell_findings(FindingContext& context)
   prefix_on_builtin(context);
   pipe_without_pipefail(context);
   errexit_status(context);
+  script_directory(context);
   sbatch_input_variables(context);
   other_scheduler_variables(context);
   bash_syntax_under_sh(context);

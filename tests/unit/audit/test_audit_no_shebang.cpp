@@ -40,3 +40,28 @@ TEST_CASE("a #! first line, or a script with no #SBATCH line (not meant for sbat
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python t.py\n"), "audit.no_shebang").empty());
   CHECK(with_rule(run("\nsrun python t.py\n"), "audit.no_shebang").empty());
 }
+
+// On the local Slurm 22.05 a job printing $0 and ${BASH_SOURCE[0]} printed
+// /tmp/launchguard-slurm/spool/n1/job00077/slurm_script for both: sbatch's
+// copy, run from slurmd's spool directory. Round 25's Cosmos array job
+// looked for its repository beside that copy.
+TEST_CASE("the script's directory from dirname $0 or BASH_SOURCE in a batch script: one warning")
+{
+  const std::string script = "#!/bin/bash\n#SBATCH -N 1\n"
+                             "DIR=$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\n"
+                             "CFG=$(dirname $0)/cfg.yaml\n"
+                             "srun python $DIR/train.py --config $CFG\n";
+  const AuditResult r = run(script);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.script_directory");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(found[0]->diagnostic.message.find("(also on line 4)") != std::string::npos);
+  // Not meant for sbatch, in a comment, or handled with SLURM_SUBMIT_DIR: nothing.
+  CHECK(with_rule(run("#!/bin/bash\nDIR=$(dirname $0)\nsrun python $DIR/t.py\n"), "audit.script_directory").empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\n# DIR=$(dirname $0)\nsrun python t.py\n"), "audit.script_directory")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nDIR=${SLURM_SUBMIT_DIR:-$(dirname $0)}\nsrun python $DIR/t.py\n"),
+                  "audit.script_directory")
+          .empty());
+}
