@@ -94,6 +94,20 @@ void ib_disabled_with_ib_settings(FindingContext& c)
       dead.push_back(a.name);
     }
   }
+  // NCCL_SOCKET_IFNAME=ib0: the sockets NCCL falls back to, over the IPoIB
+  // interface, on a cluster that has InfiniBand (round 25's Alvis job).
+  const Assignment* ifname = job.env("NCCL_SOCKET_IFNAME");
+  const bool ipoib = ifname != nullptr && ifname->known && !ifname->value.empty()
+                     && ifname->value.front().text().starts_with("ib");
+  if (dead.empty() && ipoib) {
+    c.add(Severity::warning, "audit.nccl_ib_disabled",
+          fmt::format("NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME={}: the cluster has InfiniBand, and NCCL is told to "
+                      "use TCP sockets over it (IPoIB, \"NCCL will fall back to using IP sockets\") instead of its "
+                      "RDMA transport, on {} nodes",
+                      ifname->value.front().text(), nodes),
+          "remove NCCL_IB_DISABLE=1 (NCCL then uses InfiniBand's RDMA verbs)", off->offset);
+    return;
+  }
   if (dead.empty()) {
     return;
   }

@@ -103,3 +103,19 @@ TEST_CASE("NCCL_IB_DISABLE=1 next to NCCL_IB_HCA on two nodes: a warning; alone 
                   "audit.nccl_ib_disabled")
           .empty());
 }
+
+// Round 25's Alvis job: NCCL_IB_DISABLE=1 with NCCL_SOCKET_IFNAME=ib0, so
+// NCCL's sockets run over IPoIB on a cluster that has InfiniBand.
+TEST_CASE("NCCL_IB_DISABLE=1 with an ib* socket interface on two nodes: a warning")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\nexport NCCL_IB_DISABLE=1\nexport NCCL_SOCKET_IFNAME=ib0\n"
+                            "srun python train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.nccl_ib_disabled");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("NCCL_SOCKET_IFNAME=ib0") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --nodes=2\nexport NCCL_IB_DISABLE=1\nexport NCCL_SOCKET_IFNAME=eth0\n"
+                      "srun python train.py\n"),
+                  "audit.nccl_ib_disabled")
+          .empty());
+}
