@@ -409,6 +409,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a launcher starts several workers per node on Slurm's default of one CPU per task"},
     {"audit.unset_variable", Severity::warning,
      "a variable the launch uses is never set, in a script that sets the others"},
+    {"audit.omp_threads", Severity::warning,
+     "OMP_NUM_THREADS as large as the task's CPUs for each of several spawned workers"},
     {"audit.data_loader_cpus", Severity::advice,
      "a Megatron process and its data loader workers on fewer CPUs than processes"},
     {"audit.empty_then_exit", Severity::warning,

@@ -90,11 +90,62 @@ void data_loader_cpus(FindingContext& c)
                                            : c.model.directive("cpus-per-task")->value_offset);
 }
 
+// `export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK` before torchrun with 8
+// workers per task: each worker's OpenMP pool takes every CPU of the task,
+// so 8 × C threads share C CPUs. torchrun sets OMP_NUM_THREADS=1 for its
+// workers only when it is unset (torch/distributed/run.py: "Setting
+// OMP_NUM_THREADS environment variable for each process to be 1 in default,
+// to avoid your system being overloaded"). Round 25's 4-node EFA job. A
+// warning.
+void thread_oversubscription(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || c.job.world <= 0 || c.job.world_nodes <= 0) {
+    return;
+  }
+  const LaunchStage* spawner = nullptr;
+  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
+    spawner = spawner != nullptr ? spawner : l->stage(tool);
+  }
+  const int tasks = l->stage("srun") != nullptr ? c.job.tasks_per_node : 1;
+  if (spawner == nullptr || tasks <= 0) {
+    return;
+  }
+  const int workers = c.job.world / c.job.world_nodes / tasks;
+  const Assignment* omp = c.job.env("OMP_NUM_THREADS");
+  if (workers < 2 || omp == nullptr || omp->value.empty()) {
+    return;
+  }
+  const Word& v = omp->value.front();
+  const bool all_cpus = std::find(v.expanded.begin(), v.expanded.end(), "SLURM_CPUS_PER_TASK") != v.expanded.end()
+                        || std::find(v.expanded.begin(), v.expanded.end(), "SLURM_CPUS_ON_NODE") != v.expanded.end();
+  const Directive* d = c.model.directive("cpus-per-task");
+  const int cpus = d != nullptr ? integer(d->value) : 0;
+  const int threads = v.known ? integer(v.text()) : 0;
+  const bool over = all_cpus || (threads > 0 && cpus > 0 && threads * workers > cpus);
+  if (!over) {
+    return;
+  }
+  const std::string name = spawner->tool == "accelerate" ? "accelerate launch" : spawner->tool;
+  const std::string share =
+    cpus > 0 ? fmt::format("{} OpenMP threads share {} CPUs", (all_cpus ? cpus : threads) * workers, cpus)
+             : fmt::format("{} times as many OpenMP threads as the task has CPUs share them", workers);
+  c.add(Severity::warning, "audit.omp_threads",
+        fmt::format("OMP_NUM_THREADS={} for each of the {} workers {} starts per task: {}, and the CPU work of "
+                    "every step (data loading, the optimizer's host work) slows down",
+                    v.text(), workers, name, share),
+        fmt::format("give each worker its share: OMP_NUM_THREADS=$((SLURM_CPUS_PER_TASK / {})), or leave it unset "
+                    "({} then sets 1)",
+                    workers, name),
+        omp->offset);
+}
+
 }  // namespace
 
 void cpu_findings(FindingContext& c)
 {
   data_loader_cpus(c);
+  thread_oversubscription(c);
   const ScriptModel& m = c.model;
   const Launch* l = c.job.launch;
   if (l == nullptr || m.directives.empty() || c.job.world <= 0 || c.job.world_nodes <= 0

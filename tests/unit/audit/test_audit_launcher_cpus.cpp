@@ -83,3 +83,19 @@ TEST_CASE("a commented-out CPU request asks for nothing")
   CAPTURE(describe(r));
   CHECK(with_rule(r, "audit.launcher_cpus").size() == 1);
 }
+
+// torch/distributed/run.py sets OMP_NUM_THREADS=1 for its workers only when
+// it is unset. Round 25: `export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK` (12)
+// before torchrun with 8 workers.
+TEST_CASE("OMP_NUM_THREADS of the task's CPUs for each of 8 torchrun workers: a warning")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\n#SBATCH --cpus-per-task=12\n";
+  const std::string launch = "srun torchrun --nnodes 4 --nproc_per_node 8 --rdzv_backend c10d --rdzv_endpoint h:1 t.py\n";
+  const AuditResult r = run(head + "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n" + launch);
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.omp_threads");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("96 OpenMP threads share 12 CPUs") != std::string::npos);
+  CHECK(with_rule(run(head + "export OMP_NUM_THREADS=1\n" + launch), "audit.omp_threads").empty());
+  CHECK(with_rule(run(head + launch), "audit.omp_threads").empty());
+}
