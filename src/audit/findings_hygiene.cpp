@@ -323,6 +323,23 @@ std::pair<int, bool> mkdir_of(const ScriptModel& model, const std::string& dir)
       if (command.words[i].known && same(command.words[i].text()) && made < 0) {
         made = command.begin;
       }
+      // `mkdir -p "$(dirname /out/logs/.)"`: the directory of a literal path
+      // (round 25's CSCS job made its --output directory that way).
+      const std::string& t = command.words[i].text();
+      if (!command.words[i].known && t.starts_with("$(dirname ") && t.ends_with(")") && made < 0) {
+        std::string path = t.substr(10, t.size() - 11);
+        if (path.size() >= 2 && (path.front() == '"' || path.front() == '\'') && path.back() == path.front()) {
+          path = path.substr(1, path.size() - 2);
+        }
+        while (path.size() > 1 && path.back() == '/') {
+          path.pop_back();
+        }
+        const auto slash = path.rfind('/');
+        if (path.find_first_of("$`") == std::string::npos && slash != std::string::npos && slash > 0
+            && same(path.substr(0, slash))) {
+          made = command.begin;
+        }
+      }
     }
   }
   return {made, false};

@@ -34,3 +34,15 @@ TEST_CASE("an absolute --output directory that the job's own mkdir creates: too 
   // A wrapper that makes it and then submits (sbatch after the mkdir) is in time.
   CHECK(with_rule(run(head + "mkdir -p /cl/work/runs/gpt2xl\nsbatch job.sh\n"), "audit.output_directory").empty());
 }
+
+// Round 25's CSCS job: `mkdir -p "$(dirname /out/main/obj/.)"` makes the
+// directory its #SBATCH --output writes into, after Slurm opened the file.
+TEST_CASE("mkdir of $(dirname PATH) is the job making its own --output directory")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --output=/scratch/u/out/obj/slurm-%j.out\n"
+                            "mkdir -p \"$(dirname /scratch/u/out/obj/.)\"\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.output_directory");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("which the job itself creates (mkdir on line 3)") != std::string::npos);
+}
