@@ -339,10 +339,23 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
         cause->diagnostic.message +=
           fmt::format("; here bash cannot parse the script at all ({}), so it stops on this line", error->second);
       } else {
+        // bash reads and runs one command at a time: what comes before the
+        // error runs (round 26's mmdet job trained 24 hours, then stopped at
+        // line 51), and the job ends there.
+        int ran = -1;
+        for (const auto& l : model.launches) {
+          if (l.command >= 0 && model.commands[static_cast<std::size_t>(l.command)].begin < offset) {
+            ran = model.commands[static_cast<std::size_t>(l.command)].begin;
+          }
+        }
         context.add(Severity::error, "audit.parse_error",
                     fmt::format("bash cannot parse the script: {}", error->second),
-                    "correct the syntax (`bash -n SCRIPT` shows the same error); sbatch accepts the script and the "
-                    "job fails at once",
+                    ran < 0 ? std::string("correct the syntax (`bash -n SCRIPT` shows the same error); sbatch "
+                                          "accepts the script and the job fails at once")
+                            : fmt::format("correct the syntax (`bash -n SCRIPT` shows the same error); bash runs the "
+                                          "commands before line {} (the launch on line {} among them) and stops "
+                                          "there, so nothing after it runs",
+                                          error->first, model.line_of(ran)),
                     offset < static_cast<int>(text.size()) ? offset : -1);
       }
       // Bash stops at the error: that no launch line was read follows from
@@ -423,6 +436,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "`source` with no file (`source #path`): nothing is sourced"},
     {"audit.errexit_status", Severity::warning,
      "set -e, then a launch and `rc=$?`: the status line only ever sees a success"},
+    {"audit.exit_in_substitution", Severity::warning,
+     "a function's exit guard called inside $(…): it ends the subshell, not the script"},
     {"audit.script_directory", Severity::warning,
      "dirname $0 / BASH_SOURCE in a batch script: sbatch runs a copy from the spool directory"},
     {"audit.wait_status", Severity::warning,

@@ -325,10 +325,25 @@ int srun_step_nodes(const FindingContext& c, const LaunchStage* srun)
 // hold the options a rule looks for.
 bool opaque_launcher_words(const FindingContext& c, const Launch& l, int except_offset)
 {
+  // The values of options the launch reader placed (`--master_addr=$HEAD`,
+  // `--nnodes $N`): one option's value, not words that may hold any option.
+  std::set<int> values;
+  for (const auto& stage : l.stages) {
+    for (const auto& o : stage.options) {
+      if (o.value && o.name != "?") {  // "?": a word the launch reader could not place
+        values.insert(o.value->offset);
+      }
+    }
+  }
+  // Words before the program by position: a word from a variable's value
+  // carries the offset of that value, which may come before the program's.
   const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
-  const int program_at = l.program ? l.program->offset : command.end;
-  return std::any_of(command.words.begin(), command.words.end(), [&](const Word& w) {
-    return w.offset >= 0 && w.offset < program_at && !w.known && w.offset != except_offset;
+  const auto program = l.program ? std::find_if(command.words.begin(), command.words.end(), [&](const Word& w) {
+    return w.offset == l.program->offset && w.text() == l.program->text();
+  })
+                                 : command.words.end();
+  return std::any_of(command.words.begin(), program, [&](const Word& w) {
+    return w.offset >= 0 && !w.known && w.offset != except_offset && values.count(w.offset) == 0;
   });
 }
 
@@ -401,13 +416,19 @@ void torchrun_local_rendezvous(FindingContext& c)
   if (opaque_launcher_words(c, *c.job.launch, nnodes->value->offset)) {
     return;
   }
+  // A dynamic backend (c10d, etcd) reads --rdzv-endpoint only:
+  // get_rdzv_endpoint takes --master-addr:--master-port for the static
+  // backend alone (round 26's ASU job passed --master_addr with c10d).
+  const LaunchOption* backend = torchrun->find("rdzv_backend");
+  const bool dynamic = backend != nullptr && backend->value && backend->value->known
+                       && backend->value->text() != "static";
   for (const char* given : {"rdzv_endpoint", "master_addr"}) {
-    if (torchrun->find(given) != nullptr) {
+    if (torchrun->find(given) != nullptr && (!dynamic || std::string_view(given) == "rdzv_endpoint")) {
       return;
     }
   }
-  if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(), [](const Assignment& a) {
-        return a.name == "MASTER_ADDR" || a.name == "PET_RDZV_ENDPOINT" || a.name == "PET_MASTER_ADDR";
+  if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(), [dynamic](const Assignment& a) {
+        return a.name == "PET_RDZV_ENDPOINT" || (!dynamic && (a.name == "MASTER_ADDR" || a.name == "PET_MASTER_ADDR"));
       })) {
     return;
   }
@@ -425,10 +446,12 @@ void torchrun_local_rendezvous(FindingContext& c)
   }
   const bool certain = minimum > 1 && nodes > 1;
   c.add(certain ? Severity::error : Severity::warning, "audit.torchrun_local_rendezvous",
-        fmt::format("torchrun --nnodes {} with no --rdzv-endpoint or --master-addr: the rendezvous address defaults "
+        fmt::format("torchrun --nnodes {} with no --rdzv-endpoint{}: the rendezvous address defaults "
                     "to this node (127.0.0.1:29500, or localhost with --rdzv-backend c10d), so each node's torchrun "
                     "waits for the others on itself{}",
                     count.text(),
+                    dynamic ? fmt::format(" (--rdzv-backend {} reads no --master-addr)", backend->value->text())
+                            : " or --master-addr",
                     certain ? "" : " (when the job runs on more than one node)"),
         "pass --rdzv-backend c10d --rdzv-endpoint \"$HEAD:29500\" with HEAD the first node "
         "($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1))",

@@ -234,27 +234,7 @@ void per_task_variables(FindingContext& c)
 // train.py` reads the expansion as the program): it may hold any option.
 bool unread_launcher_words(const FindingContext& c, const Launch& l)
 {
-  if (!l.program || !l.program->known) {
-    return true;
-  }
-  std::set<int> values;
-  for (const auto& stage : l.stages) {
-    for (const auto& o : stage.options) {
-      if (o.value && o.name != "?") {  // "?": a word the launch reader could not place
-        values.insert(o.value->offset);
-      }
-    }
-  }
-  // Words before the program by position: a word from a variable's value
-  // carries the offset of that value, which may come before the program's
-  // (`X=…$SLURM_JOBID…; CMD="pretrain_gpt.py --config $X"; srun python $CMD`).
-  const Command& command = c.model.commands[static_cast<std::size_t>(l.command)];
-  const auto program = std::find_if(command.words.begin(), command.words.end(), [&](const Word& w) {
-    return w.offset == l.program->offset && w.text() == l.program->text();
-  });
-  return std::any_of(command.words.begin(), program, [&](const Word& w) {
-    return w.offset >= 0 && !w.known && values.count(w.offset) == 0;
-  });
+  return !l.program || !l.program->known || opaque_launcher_words(c, l);
 }
 
 // `srun accelerate launch --num_machines 2 …` with no --machine_rank: every

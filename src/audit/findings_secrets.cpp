@@ -166,9 +166,13 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
     if (t.empty() && word.starts_with("--") && eq != std::string::npos && generic_option_value(word.substr(0, eq), value)) {
       t = value;
     }
+    const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment")
+                          || previous == "--job-name" || previous == "-J" || previous == "--comment";
+    // `--job-name JOB_NAME`: any text is a job name (round 26's MegaMolBART
+    // template), so a capitals word that names that option is not a stand-in.
+    const bool named_option = t == word && (names_its_option(previous, word) || generic_option_value(previous, word));
     previous = word;
-    if (!t.empty()) {
-      const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment");
+    if (!t.empty() && !(cosmetic && named_option)) {
       use(t, !cosmetic);
     }
     i = end + 1;

@@ -85,6 +85,62 @@ bool is_set_with(const Command& command, char flag, std::string_view long_name)
   return false;
 }
 
+// A function that guards with `exit 1`, called inside `$(…)`: the command
+// substitution runs it in a subshell (bash(1), "Command Substitution": the
+// command runs in a subshell environment), so `exit` ends only that
+// subshell; without `set -e` the script goes on with an empty value. Round
+// 25's OCI NeMo job read its tokens that way, on 64 GPUs. A warning at the
+// call; not when the call's line checks the status (`|| exit`).
+void exit_in_substitution(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const std::string& t = m.text;
+  const bool errexit = std::any_of(m.commands.begin(), m.commands.end(), [](const Command& command) {
+    return command.depth == 0 && is_set_with(command, 'e', "errexit");
+  });
+  if (errexit || (t.starts_with("#!") && t.substr(0, t.find('\n')).find(" -e") != std::string::npos)) {
+    return;
+  }
+  for (const auto& [begin, end] : m.function_bodies) {
+    // The name: `name() {` or `function name {` on the body's first line.
+    const auto line = static_cast<std::size_t>(m.line_begin(m.line_of(begin)));
+    std::string head = t.substr(line, t.find('\n', line) - line);
+    if (head.starts_with("function ")) {
+      head.erase(0, 9);
+    }
+    const auto name_end = head.find_first_of("( \t{");
+    const std::string name = head.substr(0, name_end);
+    if (name.empty() || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+                           != std::string::npos) {
+      continue;
+    }
+    const std::string body = t.substr(static_cast<std::size_t>(begin), static_cast<std::size_t>(end - begin));
+    if (body.find("exit ") == std::string::npos && body.find("exit\n") == std::string::npos) {
+      continue;
+    }
+    for (const std::string& call : {"$(" + name, "$( " + name}) {
+      for (auto at = t.find(call); at != std::string::npos; at = t.find(call, at + 1)) {
+        const auto after = at + call.size();
+        if (after < t.size() && (std::isalnum(static_cast<unsigned char>(t[after])) != 0 || t[after] == '_')) {
+          continue;  // another name that starts the same
+        }
+        const auto eol = t.find('\n', at);
+        const std::string rest = t.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+        if (rest.find("||") != std::string::npos || static_cast<int>(at) < end) {
+          continue;
+        }
+        c.add(Severity::warning, "audit.exit_in_substitution",
+              fmt::format("`$({} …)` runs {} in a subshell, so its `exit` ends only that subshell, not the script: "
+                          "with no `set -e` the job goes on with an empty value",
+                          name, name),
+              fmt::format("check the result where it is called: `X=$({} …) || exit 1` (or `set -e`)", name),
+              static_cast<int>(at));
+        break;
+      }
+    }
+  }
+}
+
 // `SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` in a batch
 // script: sbatch hands slurmd a copy of the script, which runs it from its
 // spool directory (on the local Slurm 22.05 `$0` and `${BASH_SOURCE[0]}` in a
@@ -583,6 +639,63 @@ void unset_variables(FindingContext& c)
     return dollar != std::string::npos && dollar >= before.size()
            && m.text.compare(dollar - before.size(), before.size(), before) == 0;
   };
+  // Where an empty value breaks something: after `key=` or `--flag=`, or as
+  // the word after a `--flag`; not a word of its own (`srun $ADDITIONAL_FLAGS
+  // …`, an optional hook that, empty, expands to no word: round 26's
+  // MegaMolBART template), nor a name that says it holds options.
+  const auto value_position = [&](const VarUse& u) {
+    if (u.name.ends_with("_FLAGS") || u.name.ends_with("_ARGS") || u.name.ends_with("_OPTS")
+        || u.name.starts_with("EXTRA_") || u.name.ends_with("_OPTIONS")) {
+      return false;
+    }
+    auto dollar = m.text.rfind('$', static_cast<std::size_t>(u.offset));
+    if (dollar == std::string::npos) {
+      return false;
+    }
+    // `$DIR/train.py`, a path built on it (empty, it starts at `/`), where
+    // the script's own assignment of DIR is commented out (`#DIR=…`, round
+    // 24's ACCELERATE_DIR); without that, a directory the caller exports
+    // (Megatron-LM's SC21 scripts take MEGATRON_CODE_DIR from their caller).
+    const std::size_t after = m.text[dollar + 1] == '{' ? m.text.find('}', dollar) + 1 : dollar + 1 + u.name.size();
+    if (after < m.text.size() && m.text[after] == '/' && dollar > 0
+        && std::string_view(" \t\"'=").find(m.text[dollar - 1]) != std::string_view::npos) {
+      for (std::size_t at = 0; at < m.text.size();) {
+        const auto eol = std::min(m.text.find('\n', at), m.text.size());
+        const auto first = m.text.find_first_not_of(" \t", at);
+        if (first != std::string::npos && first < eol && m.text[first] == '#') {
+          const std::string line = m.text.substr(first, eol - first);
+          for (auto p = line.find(u.name + "="); p != std::string::npos; p = line.find(u.name + "=", p + 1)) {
+            if (p > 0 && (std::isalnum(static_cast<unsigned char>(line[p - 1])) == 0 && line[p - 1] != '_')) {
+              return true;  // `#  export NAME=…`, `# NAME=…`
+            }
+          }
+        }
+        at = eol + 1;
+      }
+      return false;
+    }
+    std::size_t k = dollar;
+    while (k > 0 && (m.text[k - 1] == '"' || m.text[k - 1] == '\'')) {
+      --k;
+    }
+    if (k > 0 && m.text[k - 1] == '=') {
+      return true;  // key=${X}, --flag=${X}
+    }
+    if (k == 0 || (m.text[k - 1] != ' ' && m.text[k - 1] != '\t')) {
+      return false;  // inside a longer word: a path part, a suffix
+    }
+    // The word before: an option that takes this as its value.
+    std::size_t end = k;
+    while (end > 0 && (m.text[end - 1] == ' ' || m.text[end - 1] == '\t')) {
+      --end;
+    }
+    std::size_t begin = end;
+    while (begin > 0 && m.text[begin - 1] != ' ' && m.text[begin - 1] != '\t' && m.text[begin - 1] != '\n') {
+      --begin;
+    }
+    const std::string before = m.text.substr(begin, end - begin);
+    return before.starts_with("-") && before.find('=') == std::string::npos;
+  };
   // `for NAME in …` (the loop's words are not a command of their own).
   const auto loop_variable = [&](const std::string& name) {
     for (auto at = m.text.find("for " + name); at != std::string::npos; at = m.text.find("for " + name, at + 1)) {
@@ -659,7 +772,7 @@ void unset_variables(FindingContext& c)
       if (assigned.count(u.name) != 0) {
         set_names.insert(u.name);
       } else if (!environment_name(u.name) && handled.count(u.name) == 0 && !loop_variable(u.name)
-                 && unset_names.insert(u.name).second) {
+                 && value_position(u) && unset_names.insert(u.name).second) {
         unset.push_back(&u);
       }
     }
@@ -883,6 +996,7 @@ void shell_findings(FindingContext& context)
   pipe_without_pipefail(context);
   errexit_status(context);
   script_directory(context);
+  exit_in_substitution(context);
   sbatch_input_variables(context);
   other_scheduler_variables(context);
   bash_syntax_under_sh(context);

@@ -168,10 +168,30 @@ bool x_filler(std::string_view t)
   return false;
 }
 
+// `--account=??`, `IMAGE=??`, `gpu:??`: a part (between '/', ':', ',', '='
+// and quotes) that is only question marks, two or more, as templates leave a
+// value to fill in (round 26's BioNeMo ESM2 template). Empty: none.
+std::string_view question_marks(std::string_view t)
+{
+  std::size_t i = 0;
+  while (i < t.size()) {
+    const auto end = std::min(t.find_first_of("/:,=\"' ", i), t.size());
+    const std::string_view part = t.substr(i, end - i);
+    if (part.size() >= 2 && part.find_first_not_of('?') == std::string_view::npos) {
+      return part;
+    }
+    i = end + 1;
+  }
+  return {};
+}
+
 bool placeholder(std::string_view t, bool template_mode)
 {
   if (t.empty()) {
     return false;
+  }
+  if (!question_marks(t).empty()) {
+    return true;
   }
   if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
     return true;
@@ -198,6 +218,9 @@ std::string placeholder_token(std::string_view t, bool template_mode)
     if (auto m = span("{{", "}}"); !m.empty()) {
       return m;
     }
+  }
+  if (const std::string_view marks = question_marks(t); !marks.empty()) {
+    return std::string(marks);
   }
   if (angle_placeholder(t)) {
     return span("<", ">");

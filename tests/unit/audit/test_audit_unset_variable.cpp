@@ -64,10 +64,11 @@ TEST_CASE("an unset variable two assignments away from the launch")
 }
 
 // Round 24's Leonardo job sources a virtual environment's activate script,
-// which sets PATH and VIRTUAL_ENV only: the unset name is still judged.
+// which sets PATH and VIRTUAL_ENV only: the unset name (its own assignment
+// commented out, `#DIR=…`) is still judged.
 TEST_CASE("a venv's activate does not hide an unset variable; another sourced file does")
 {
-  const std::string tail = "A=1\nB=2\nC=3\nsrun python $DIR/t.py --a $A --b $B --c $C\n";
+  const std::string tail = "#DIR=/opt/app\nA=1\nB=2\nC=3\nsrun python $DIR/t.py --a $A --b $B --c $C\n";
   const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsource venv/bin/activate\n" + tail);
   CAPTURE(describe(r));
   CHECK(with_rule(r, "audit.unset_variable").size() == 1);
