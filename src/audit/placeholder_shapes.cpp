@@ -185,12 +185,28 @@ std::string_view question_marks(std::string_view t)
   return {};
 }
 
+// `/users/username/…`, `/home/user_name`: a path component that only says
+// "a user's name goes here" (round 26's LUMI job ran a second step from
+// /users/username). Empty: none.
+std::string_view username_part(std::string_view t)
+{
+  for (std::string_view stand_in : {"/username", "/user_name", "/USERNAME", "/USER_NAME"}) {
+    const auto at = t.find(stand_in);
+    const auto end = at + stand_in.size();
+    if (at != std::string_view::npos
+        && (end == t.size() || t[end] == '/' || t[end] == ';' || t[end] == '\'' || t[end] == '"' || t[end] == ' ')) {
+      return t.substr(at + 1, stand_in.size() - 1);
+    }
+  }
+  return {};
+}
+
 bool placeholder(std::string_view t, bool template_mode)
 {
   if (t.empty()) {
     return false;
   }
-  if (!question_marks(t).empty()) {
+  if (!question_marks(t).empty() || !username_part(t).empty()) {
     return true;
   }
   if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
@@ -221,6 +237,9 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   }
   if (const std::string_view marks = question_marks(t); !marks.empty()) {
     return std::string(marks);
+  }
+  if (const std::string_view user = username_part(t); !user.empty()) {
+    return std::string(user);
   }
   if (angle_placeholder(t)) {
     return span("<", ">");

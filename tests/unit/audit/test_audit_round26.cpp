@@ -87,3 +87,17 @@ TEST_CASE("a function's exit guard called inside $(…) without set -e: a warnin
   CHECK(with_rule(run("#!/bin/bash\nset -e\nf() {\n  exit 1\n}\nX=$(f)\n"), "audit.exit_in_substitution").empty());
   CHECK(with_rule(run("#!/bin/bash\nf() {\n  exit 1\n}\nX=$(f) || exit 1\n"), "audit.exit_in_substitution").empty());
 }
+
+// Round 26's LUMI job ran a second training step from /users/username.
+TEST_CASE("a /users/username path is a placeholder; a real user directory is not")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsrun bash -c 'cd /users/username; python t.py'\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("username") != std::string::npos);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun bash -c 'cd /users/hdreuning; python t.py'\n"), "audit.placeholder")
+          .empty());
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python t.py --user /users/usernames.txt\n"), "audit.placeholder")
+          .empty());
+}
