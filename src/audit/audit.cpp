@@ -470,6 +470,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.nodes_duplicated", Severity::error, "the node count is repeated in the launcher"},
     {"audit.gpus_mismatch", Severity::error, "processes per node do not match the GPUs per node"},
     {"audit.output_directory", Severity::warning, "--output/--error into a directory that does not exist"},
+    {"audit.directive_repeated", Severity::advice,
+     "a single-valued #SBATCH option set twice with different values: the last wins"},
     {"audit.directive_ignored", Severity::warning, "#SBATCH after the first command is ignored by sbatch"},
     {"audit.directive_unread", Severity::warning,
      "an indented, '!'-prefixed or misspelled #SBATCH line, which sbatch does not read"},

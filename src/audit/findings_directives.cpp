@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <array>
 #include <cctype>
 #include <optional>
@@ -329,8 +330,43 @@ void directive_without_hash(FindingContext& c)
 
 } // namespace
 
+// `#SBATCH --time=5` and later `#SBATCH --time=7`: sbatch reads the lines
+// in order and a single-valued option keeps its last value (on the local
+// Slurm 22.05 the job's TimeLimit is 00:07:00), so the earlier line does
+// nothing. Not for options that add up (--mail-type: the same job shows
+// MailType=BEGIN,END,FAIL from three lines). Advice, on the line that does
+// nothing, naming the one that counts; per heterogeneous component.
+void repeated_directives(FindingContext& c)
+{
+  static const std::set<std::string> k_single = {
+    "time", "nodes", "ntasks", "ntasks-per-node", "partition", "account", "qos", "gpus-per-node", "cpus-per-task",
+    "mem", "output", "error", "job-name", "gpus", "time-min", "constraint", "array"};
+  const auto& ds = c.model.directives;
+  for (std::size_t i = 0; i < ds.size(); ++i) {
+    if (ds[i].ignored || !ds[i].has_value || k_single.count(ds[i].name) == 0) {
+      continue;
+    }
+    for (std::size_t k = i + 1; k < ds.size(); ++k) {
+      if (ds[k].ignored || ds[k].name != ds[i].name || ds[k].component != ds[i].component || !ds[k].has_value) {
+        continue;
+      }
+      if (ds[k].value != ds[i].value) {
+        c.add(Severity::advice, "audit.directive_repeated",
+              fmt::format("#SBATCH {}{}{} is set again on line {} ({}{}{}): sbatch keeps the last value, so this "
+                          "line has no effect",
+                          ds[i].spelled, ds[i].spelled.starts_with("--") ? "=" : " ", ds[i].value,
+                          c.model.line_of(ds[k].offset), ds[k].spelled, ds[k].spelled.starts_with("--") ? "=" : " ",
+                          ds[k].value),
+              "keep one line with the value you mean", ds[i].offset);
+      }
+      break;
+    }
+  }
+}
+
 void directive_findings(FindingContext& context)
 {
+  repeated_directives(context);
   unexpanded_directives(context);
   directive_values(context);
   directive_options(context);

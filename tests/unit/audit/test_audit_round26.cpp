@@ -101,3 +101,17 @@ TEST_CASE("a /users/username path is a placeholder; a real user directory is not
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsrun python t.py --user /users/usernames.txt\n"), "audit.placeholder")
           .empty());
 }
+
+// On the local Slurm 22.05 a job with `#SBATCH --time=5` then `--time=7` got
+// TimeLimit=00:07:00, and three --mail-type lines gave MailType=BEGIN,END,FAIL
+// (they add up).
+TEST_CASE("a single-valued #SBATCH option set twice: advice on the line that does nothing; --mail-type adds up")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --time=5\n#SBATCH --mail-type=BEGIN\n#SBATCH --mail-type=END\n"
+                            "#SBATCH -t 7\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_repeated");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 2);
+  CHECK(found[0]->diagnostic.message.find("set again on line 5 (-t 7)") != std::string::npos);
+}
