@@ -536,6 +536,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "`NAME= 6379`: a space after '=': the value runs as a command, NAME stays unset"},
     {"audit.no_shebang", Severity::error,
      "a script with #SBATCH lines whose first bytes are not #!: sbatch refuses it"},
+    {"audit.typographic_dash", Severity::error,
+     "a command word that starts with a typographic dash (—-config_file): no launcher reads it as an option"},
     {"audit.shebang_argument", Severity::error,
      "#!/bin/sh –l with a typographic dash: the interpreter takes the word for the script file"},
     {"audit.empty_quoted_word", Severity::warning,

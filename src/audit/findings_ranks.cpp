@@ -197,6 +197,16 @@ void per_task_variables(FindingContext& c)
       return a.command == use.command && !a.prefix && a.value_offset >= 0 && use.offset >= a.value_offset
              && use.offset < a.value_end;
     });
+    // `export NODE_RANK=$SLURM_NODEID`, then `--node_rank=$NODE_RANK` under a
+    // dynamic rendezvous: torchrun ignores the node rank there (round 27's
+    // c10d job), as for the option written directly.
+    if (holder != c.model.assignments.end()
+        && (holder->name.find("NODE_RANK") != std::string::npos || holder->name.find("MACHINE_RANK") != std::string::npos)) {
+      const auto backend = rendezvous_backend(own != nullptr ? own : l);
+      if (backend && *backend != "static") {
+        continue;
+      }
+    }
     const bool path = holder != c.model.assignments.end() && holder->name.find("RANK") == std::string::npos
                       && holder->name.find("MASTER") == std::string::npos && !holder->value.empty()
                       && holder->value.front().text().find('/') != std::string::npos;

@@ -133,7 +133,8 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
       if (!t.empty()) {
         const auto start = line.rfind(' ', b);
         const std::string option = line.substr(start == std::string::npos ? 0 : start + 1, b - (start == std::string::npos ? 0 : start + 1));
-        use(t, option.find("job-name") == std::string::npos && option.find("comment") == std::string::npos);
+        use(t, option.find("job-name") == std::string::npos && option.find("comment") == std::string::npos
+                 && option.find("mail-user") == std::string::npos);
         return;
       }
     }
@@ -166,8 +167,10 @@ void directive_placeholders(const std::string& line, bool template_mode, Use use
     if (t.empty() && word.starts_with("--") && eq != std::string::npos && generic_option_value(word.substr(0, eq), value)) {
       t = value;
     }
+    // The job runs whatever these say (a bad --mail-user only loses the mail).
     const bool cosmetic = word.starts_with("--job-name") || word.starts_with("-J") || word.starts_with("--comment")
-                          || previous == "--job-name" || previous == "-J" || previous == "--comment";
+                          || word.starts_with("--mail-user") || previous == "--job-name" || previous == "-J"
+                          || previous == "--comment" || previous == "--mail-user";
     // `--job-name JOB_NAME`: any text is a job name (round 26's MegaMolBART
     // template), so a capitals word that names that option is not a stand-in.
     const bool named_option = t == word && (names_its_option(previous, word) || generic_option_value(previous, word));

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
 #include <vector>
@@ -208,6 +209,34 @@ void comment_lines_in_continuation(FindingContext& c)
           "move the commented-out lines below the command (or delete them): a comment cannot sit inside a "
           "continued command",
           m.line_begin(last + 1) + static_cast<int>(line_text(m, last + 1).find('#')));
+  }
+}
+
+// `—-config_file=x.yaml`: a word that starts with a typographic dash (U+2014
+// em dash, U+2013 en dash, U+2212 minus, as word processors and web pages
+// write "-") is no option to any launcher: accelerate, torchrun and argparse
+// take it for the script or a positional argument, and the job stops at
+// once. Round 27's Alliance Canada template. An error, on any command word.
+void typographic_dashes(FindingContext& c)
+{
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 3> k_dashes = {{
+    {"\xE2\x80\x94", "U+2014 em dash"}, {"\xE2\x80\x93", "U+2013 en dash"}, {"\xE2\x88\x92", "U+2212 minus"}}};
+  for (const Command& command : c.model.commands) {
+    for (std::size_t i = 1; i < command.words.size(); ++i) {
+      const Word& w = command.words[i];
+      for (const auto& [dash, name] : k_dashes) {
+        if (!w.known || w.offset < 0 || !w.text().starts_with(dash) || w.text().size() <= dash.size()) {
+          continue;
+        }
+        const std::string rest = w.text().substr(dash.size());
+        const std::string meant = (rest.starts_with("-") ? "-" : "--") + rest;
+        c.add(Severity::error, "audit.typographic_dash",
+              fmt::format("`{}` starts with a typographic dash ({}), not '-': {} reads it as an argument, not an "
+                          "option, so the option is not given and the program stops or takes it for its script",
+                          w.text().substr(0, w.text().find('=')), name, command.words.front().text()),
+              fmt::format("write it with ASCII hyphens: `{}`", meant.substr(0, meant.find('='))), w.offset);
+      }
+    }
   }
 }
 
@@ -692,6 +721,7 @@ void empty_quoted_words(FindingContext& c)
 void word_findings(FindingContext& context)
 {
   template_blanks(context);
+  typographic_dashes(context);
   empty_sources(context);
   empty_then_exit(context);
   comment_lines_in_continuation(context);

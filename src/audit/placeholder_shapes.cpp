@@ -201,12 +201,36 @@ std::string_view username_part(std::string_view t)
   return {};
 }
 
+// `--account={CC_ACCOUNT}`: a name in single braces, not a `${…}` expansion,
+// as a template leaves it for its formatter (round 27's Alliance Canada
+// template). Empty: none.
+std::string_view brace_name(std::string_view t)
+{
+  for (auto at = t.find('{'); at != std::string_view::npos; at = t.find('{', at + 1)) {
+    if ((at > 0 && (t[at - 1] == '$' || t[at - 1] == '{')) || (at + 1 < t.size() && t[at + 1] == '{')) {
+      continue;
+    }
+    const auto close = t.find('}', at);
+    if (close == std::string_view::npos || close == at + 1) {
+      continue;
+    }
+    const std::string_view name = t.substr(at + 1, close - at - 1);
+    const bool identifier = std::all_of(name.begin(), name.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_';
+    }) && std::isalpha(static_cast<unsigned char>(name.front())) != 0;
+    if (identifier) {
+      return t.substr(at, close - at + 1);
+    }
+  }
+  return {};
+}
+
 bool placeholder(std::string_view t, bool template_mode)
 {
   if (t.empty()) {
     return false;
   }
-  if (!question_marks(t).empty() || !username_part(t).empty()) {
+  if (!question_marks(t).empty() || !username_part(t).empty() || (!template_mode && !brace_name(t).empty())) {
     return true;
   }
   if (!template_mode && t.find("{{") != std::string_view::npos && t.find("}}") != std::string_view::npos) {
@@ -240,6 +264,9 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   }
   if (const std::string_view user = username_part(t); !user.empty()) {
     return std::string(user);
+  }
+  if (const std::string_view braces = brace_name(t); !template_mode && !braces.empty()) {
+    return std::string(braces);
   }
   if (angle_placeholder(t)) {
     return span("<", ">");

@@ -115,3 +115,40 @@ TEST_CASE("a single-valued #SBATCH option set twice: advice on the line that doe
   CHECK(line_of(found[0]) == 2);
   CHECK(found[0]->diagnostic.message.find("set again on line 5 (-t 7)") != std::string::npos);
 }
+
+// Round 27's Alliance Canada template: `#SBATCH --account={CC_ACCOUNT}` and
+// `--mail-user={EMAIL}`, names in braces left for a formatter. sbatch passes
+// the account to Slurm, which rejects it; a bad mail address only loses mail.
+TEST_CASE("{NAME} in #SBATCH values: an error for the account, a warning for --mail-user; ${NAME} is no placeholder")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --account={CC_ACCOUNT}\n#SBATCH --mail-user={EMAIL}\n"
+                            "OUT=${HOME}/out\nsrun python t.py --out $OUT\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[1]->diagnostic.severity == lg::Severity::warning);
+}
+
+// Round 27's c10d job exported NODE_RANK=$SLURM_NODEID and passed it as
+// --node_rank: torchrun ignores the node rank under a dynamic rendezvous.
+TEST_CASE("a batch-host NODE_RANK passed to torchrun under c10d is not the rank error")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\nexport NODE_RANK=$SLURM_NODEID\n"
+                            "srun torchrun --nnodes=2 --nproc_per_node=4 --node_rank=$NODE_RANK --rdzv_backend=c10d "
+                            "--rdzv_endpoint=h:29500 train.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.per_task_variable").empty());
+}
+
+// Round 27: `accelerate launch —-config_file="fsdp.yaml"` with an em dash.
+TEST_CASE("a launcher word that starts with a typographic dash: an error naming the option meant")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsrun accelerate launch \xE2\x80\x94-config_file=fsdp.yaml t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.typographic_dash");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.fix == "write it with ASCII hyphens: `--config_file`");
+  CHECK(with_rule(run("#!/bin/bash\nsrun accelerate launch --config_file=fsdp.yaml t.py\n"), "audit.typographic_dash")
+          .empty());
+}
