@@ -29,8 +29,17 @@ void env_findings(FindingContext& context);      // env::compose on the launch e
 void hygiene_findings(FindingContext& context);  // exports, directives, placeholders, output
 void launch_findings(FindingContext& context);   // tasks, per-task variables, container env, signal, nodes
 void secret_findings(FindingContext& context);   // set -x and tokens
-void shell_findings(FindingContext& context);    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
+void shell_findings(FindingContext& context);
+void unset_variable_findings(FindingContext& context);  // findings_unset_variables.cpp
+void no_launch_findings(FindingContext& context);       // no launch read (findings_no_launch.cpp)
+void exit_status_findings(FindingContext& context);     // set -e, exit in $(…), $0 (findings_exit_status.cpp)
+// Shared readings of shell commands (findings_shell.cpp).
+bool words_contain(const Command& command, std::string_view needle);
+bool is_set_with(const Command& command, char flag, std::string_view long_name);  // set -e / -o errexit …
+bool positional(const std::string& name);        // $1, $2 …
+bool environment_name(const std::string& name);  // set outside the script: SLURM_*, HOME, runtime variables …    // CRLF, unexpanded #SBATCH, pipefail, set -u, order
 void word_findings(FindingContext& context);
+void blank_findings(FindingContext& context);  // a template's blanks (findings_template_blanks.cpp)
 void directive_findings(FindingContext& context);  // the #SBATCH lines (findings_directives.cpp)
 void directive_options(FindingContext& context);  // #SBATCH options sbatch does not have (sbatch_options.cpp)
 // `accelerate launch … srun python x.py`: report (audit.launcher_program) a

@@ -18,6 +18,18 @@ namespace lg::audit::detail {
 
 namespace {
 
+// The launcher on the launch line that starts workers of its own (torchrun,
+// deepspeed, accelerate launch), or nullptr.
+const LaunchStage* spawner_of(const Launch& l)
+{
+  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
+    if (const LaunchStage* stage = l.stage(tool)) {
+      return stage;
+    }
+  }
+  return nullptr;
+}
+
 // `--num-workers N` among the program's words (the last one wins), else
 // Megatron's default: megatron/training/arguments.py, `--num-workers`,
 // type=int, default=2. -1 when a value cannot be read.
@@ -69,12 +81,10 @@ void data_loader_cpus(FindingContext& c)
   bool stated = false;
   const int workers = data_loader_workers(*l, stated);
   int per_task = 1;
-  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
-    if (l->stage(tool) != nullptr) {
-      per_task = c.job.world > 0 && c.job.world_nodes > 0 && c.job.tasks_per_node > 0
-                   ? c.job.world / c.job.world_nodes / c.job.tasks_per_node
-                   : 0;
-    }
+  if (spawner_of(*l) != nullptr) {
+    per_task = c.job.world > 0 && c.job.world_nodes > 0 && c.job.tasks_per_node > 0
+                 ? c.job.world / c.job.world_nodes / c.job.tasks_per_node
+                 : 0;
   }
   if (workers < 0 || per_task <= 0 || (workers + 1) * per_task <= cpus) {
     return;
@@ -103,10 +113,7 @@ void thread_oversubscription(FindingContext& c)
   if (l == nullptr || c.job.world <= 0 || c.job.world_nodes <= 0) {
     return;
   }
-  const LaunchStage* spawner = nullptr;
-  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
-    spawner = spawner != nullptr ? spawner : l->stage(tool);
-  }
+  const LaunchStage* spawner = spawner_of(*l);
   const int tasks = l->stage("srun") != nullptr ? c.job.tasks_per_node : 1;
   if (spawner == nullptr || tasks <= 0) {
     return;
@@ -152,10 +159,7 @@ void cpu_findings(FindingContext& c)
       || c.job.world % c.job.world_nodes != 0) {
     return;
   }
-  const LaunchStage* spawner = nullptr;
-  for (const char* tool : {"torchrun", "deepspeed", "accelerate"}) {
-    spawner = spawner != nullptr ? spawner : l->stage(tool);
-  }
+  const LaunchStage* spawner = spawner_of(*l);
   const int workers = c.job.world / c.job.world_nodes;
   if (spawner == nullptr || workers < 2) {
     return;

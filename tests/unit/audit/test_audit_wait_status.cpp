@@ -117,3 +117,10 @@ TEST_CASE("srun bash -c '… &' with no wait: a warning; with wait, or in the fo
           .empty());
   CHECK(with_rule(run("#!/bin/bash\nsrun bash -c 'a && b'\n"), "audit.step_background").empty());
 }
+
+// `#!/bin/bash -ex` turns errexit on as `set -e` does (bash(1), OPTIONS).
+TEST_CASE("errexit from the #! line: the same warning; -x alone: nothing")
+{
+  CHECK(with_rule(run("#!/bin/bash -ex\n#SBATCH -N 1\nsrun python a.py\nrc=$?\n"), "audit.errexit_status").size() == 1);
+  CHECK(with_rule(run("#!/bin/bash -x\n#SBATCH -N 1\nsrun python a.py\nrc=$?\n"), "audit.errexit_status").empty());
+}
