@@ -313,6 +313,8 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::nccl_name_findings(context);
   detail::job_status_findings(context);
   detail::cpu_findings(context);
+  detail::gpu_request_findings(context);
+  detail::repeated_option_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -450,6 +452,10 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "srun bash -c '… &': the step's shell exits at once and Slurm kills what it started"},
     {"audit.docker_network", Severity::warning,
      "docker run of a distributed launcher on several nodes without --network=host: peers cannot reach it"},
+    {"audit.srun_option_repeated", Severity::advice,
+     "an srun option given twice with different values: srun keeps the last (--export: a warning)"},
+    {"audit.no_gpu_request", Severity::warning,
+     "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,
      "docker run --gpus all in a job that asks for fewer GPUs than a node has"},
     {"audit.docker_gpus", Severity::warning,

@@ -57,6 +57,10 @@ void nccl_name_findings(FindingContext& context);  // NCCL_* names nothing reads
 void accelerate_total_findings(FindingContext& context);  // a constant --num_processes (findings_accelerate_total.cpp)
 void cpu_findings(FindingContext& context);  // launcher workers on Slurm's one default CPU (findings_cpus.cpp)
 void job_status_findings(FindingContext& context);  // a bare `wait` as the job's status (findings_job_status.cpp)
+// The job asks Slurm for GPUs: #SBATCH --gres=gpu…, --gpus*, --tres-per-task=gres/gpu… (findings_gpu_request.cpp).
+bool requests_gpus(const ScriptModel& model, int component);
+void gpu_request_findings(FindingContext& context);  // a GPU launch in a job that asks for no GPU
+void repeated_option_findings(FindingContext& context);  // srun --export=A … --export=B (findings_repeated_options.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
 

@@ -201,10 +201,8 @@ bool megatron_lm_only(const std::string& rule)
 // that takes a recipe's flags; there is no GPU memory to judge.
 bool cpu_only_job(const ScriptModel& model)
 {
-  for (const char* name : {"gres", "gpus", "gpus-per-node", "gpus-per-task"}) {
-    if (model.directive(name) != nullptr) {
-      return false;
-    }
+  if (requests_gpus(model, 0)) {
+    return false;
   }
   const Directive* partition = model.directive("partition");
   if (partition == nullptr || !partition->has_value || partition->value.empty()) {

@@ -134,18 +134,6 @@ void docker_tty(FindingContext& c)
 }
 
 
-// True when the job asks Slurm for GPUs (#SBATCH --gres=gpu…, --gpus,
-// --gpus-per-node, --gpus-per-task).
-bool requests_gpus(const ScriptModel& model)
-{
-  const Directive* gres = model.directive("gres");
-  if (gres != nullptr && gres->value.find("gpu") != std::string::npos) {
-    return true;
-  }
-  return model.directive("gpus") != nullptr || model.directive("gpus-per-node") != nullptr
-         || model.directive("gpus-per-task") != nullptr;
-}
-
 // Words of `docker run` that give the container GPUs: --gpus (Docker docs,
 // "docker container run", --gpus), the NVIDIA runtime (--runtime=nvidia,
 // which exposes NVIDIA_VISIBLE_DEVICES; NVIDIA Container Toolkit docs,
@@ -184,7 +172,7 @@ bool takes_value(const std::string& option)
 // unreadable word in the command (it may hold --gpus).
 void docker_gpus(FindingContext& c)
 {
-  if (!requests_gpus(c.model)) {
+  if (!requests_gpus(c.model, 0)) {
     return;
   }
   for (const auto& command : c.model.commands) {
