@@ -300,7 +300,9 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   ReadOptions read;
   read.template_mode = options.template_mode;
   const std::string foreign = foreign_interpreter(text);
-  const ScriptModel model = read_script(csh_family(foreign) ? csh_exports(text) : text, read);
+  ScriptModel read_model = read_script(csh_family(foreign) ? csh_exports(text) : text, read);
+  read_late_directives_as_meant(read_model);
+  const ScriptModel& model = read_model;
   const ScriptJob job = job_from_script(model, options.gpu, path);
   AuditResult result;
   result.path = path;
@@ -478,7 +480,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.output_directory", Severity::warning, "--output/--error into a directory that does not exist"},
     {"audit.directive_repeated", Severity::advice,
      "a single-valued #SBATCH option set twice with different values: the last wins"},
-    {"audit.directive_ignored", Severity::warning, "#SBATCH after the first command is ignored by sbatch"},
+    {"audit.directive_ignored", Severity::warning,
+     "#SBATCH after the first command is ignored by sbatch (an error when the job loses its nodes or GPUs)"},
     {"audit.directive_unread", Severity::warning,
      "an indented, '!'-prefixed or misspelled #SBATCH line, which sbatch does not read"},
     {"audit.megatron_args", Severity::error, "a Megatron-LM argument on the launch line is malformed"},

@@ -133,6 +133,7 @@ void parse_line(const std::vector<Token>& words, bool ignored, std::vector<Direc
     d.spelled = t;
     d.offset = words[i].offset;
     d.ignored = ignored;
+    d.late = ignored;
     if (t.starts_with("--")) {
       std::string name = t.substr(2);
       if (const auto eq = name.find('='); eq != std::string::npos) {

@@ -49,7 +49,7 @@ void unexpanded_directives(FindingContext& c)
           fmt::format("#SBATCH {}{}{}: sbatch does not expand variables or commands in #SBATCH lines, so Slurm "
                       "receives the text as written{}",
                       d.spelled, separator, d.value,
-                      d.ignored ? " (once the line is moved above the first command; where it is now, it is ignored)"
+                      d.late ? " (once the line is moved above the first command; where it is now, it is ignored)"
                                 : ""),
           fmt::format("write the value literally, or pass it on the command line: sbatch {}=\"$VALUE\" script.sh",
                       d.spelled.starts_with("--") ? d.spelled : "--" + d.name),

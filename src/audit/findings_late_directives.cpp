@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -47,7 +48,7 @@ const Directive* read_before(const ScriptModel& m, const Directive& late)
 {
   const Directive* found = nullptr;
   for (const auto& d : m.directives) {
-    if (!d.ignored && d.name == late.name && d.component == late.component) {
+    if (!d.late && d.name == late.name && d.component == late.component) {
       found = &d;
     }
   }
@@ -101,12 +102,27 @@ void late_directive_findings(FindingContext& context)
   std::vector<const Directive*> late;
   std::vector<std::string> unset;
   std::vector<std::string> repeated;
+  std::vector<std::string> lost;  // what the job then lacks: its nodes, its GPUs
   for (const auto& d : m.directives) {
-    if (d.ignored && (covered < 0 || d.offset > covered)) {
+    if (d.late && (covered < 0 || d.offset > covered)) {
       late.push_back(&d);
-      (read_before(m, d) != nullptr ? repeated : unset).push_back(d.spelled);
+      const bool set_above = read_before(m, d) != nullptr;
+      (set_above ? repeated : unset).push_back(d.spelled);
+      if (!set_above && d.name == "nodes" && d.has_value && d.value != "1") {
+        lost.push_back(fmt::format("its {} nodes", d.value));
+      } else if (!set_above && (d.name == "gpus" || d.name == "gpus-per-node" || d.name == "gpus-per-task"
+                                || (d.name == "gres" && d.value.find("gpu") != std::string::npos))) {
+        lost.push_back("its GPUs");
+      }
     }
   }
+  // Without its node count or its GPU request the job runs on one node with no
+  // GPU: the launch cannot start as written (an error); otherwise a warning.
+  std::sort(lost.begin(), lost.end());
+  lost.erase(std::unique(lost.begin(), lost.end()), lost.end());
+  const Severity severity = lost.empty() ? Severity::warning : Severity::error;
+  const std::string consequence =
+    lost.empty() ? "" : fmt::format(": the job loses {}", joined(lost));
   if (late.empty()) {
     return;
   }
@@ -118,9 +134,9 @@ void late_directive_findings(FindingContext& context)
   }
   if (late.size() == 1) {
     context.add(
-      Severity::warning, "audit.directive_ignored",
-      fmt::format("#SBATCH {} comes after the first command{}: sbatch stops reading directives there and ignores it",
-                  late.front()->spelled, where),
+      severity, "audit.directive_ignored",
+      fmt::format("#SBATCH {} comes after the first command{}: sbatch stops reading directives there and ignores it{}",
+                  late.front()->spelled, where, consequence),
       "move the #SBATCH line above the first command", late.front()->offset);
     return;
   }
@@ -136,10 +152,12 @@ void late_directive_findings(FindingContext& context)
     repeated.empty() ? "for each"
                      : fmt::format("for {} ({} {} set above the first command as well)", joined(unset),
                                    joined(repeated), repeated.size() == 1 ? "is" : "are");
-  context.add(Severity::warning, "audit.directive_ignored",
+  context.add(severity, "audit.directive_ignored",
               fmt::format("{} #SBATCH lines come after the first command{}: sbatch stops reading directives there and "
-                          "ignores all of them ({}; also on line{} {}), so the job runs with Slurm's defaults {}",
-                          late.size(), where, joined(options), late.size() > 2 ? "s" : "", joined(lines), defaults),
+                          "ignores all of them ({}; also on line{} {}), so the job runs with Slurm's defaults {}{}; the "
+                          "other findings judge the job as the lines mean it",
+                          late.size(), where, joined(options), late.size() > 2 ? "s" : "", joined(lines), defaults,
+                          consequence),
               "move the #SBATCH lines above the first command", late.front()->offset);
 }
 

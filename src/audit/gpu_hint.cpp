@@ -350,7 +350,7 @@ std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vecto
   // job, whose whole #SBATCH block, `--partition=h100` too, follows `DIR=`pwd``).
   std::set<int> ignored_lines;
   for (const auto& d : model.directives) {
-    if (d.ignored) {
+    if (d.late) {
       ignored_lines.insert(model.line_of(d.offset));
     }
   }

@@ -70,7 +70,12 @@ struct Directive
   bool has_value = false;
   int offset = -1;        // of the option word
   int value_offset = -1;  // of the value
-  bool ignored = false;   // after the first command: sbatch does not read it
+  bool late = false;      // after the first command: sbatch does not read it
+  // Not judged as the job's: a late line that repeats an option read above the
+  // first command (a second job's header). A late line that sets an option
+  // nothing above sets is read as the author meant it (audit_text), and
+  // audit.directive_ignored says sbatch drops it.
+  bool ignored = false;
   // The heterogeneous job component it belongs to: `#SBATCH hetjob` (or the
   // older `packjob`) starts the next one (Slurm sbatch(1), "HETEROGENEOUS JOB
   // SUPPORT"; src/sbatch/opt.c, _opt_batch_script).

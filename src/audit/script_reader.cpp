@@ -141,6 +141,19 @@ int ScriptModel::line_begin(int line) const
   return line_starts[static_cast<std::size_t>(line - 1)];
 }
 
+void read_late_directives_as_meant(ScriptModel& model)
+{
+  for (auto& late : model.directives) {
+    if (!late.late) {
+      continue;
+    }
+    const bool read_above = std::any_of(model.directives.begin(), model.directives.end(), [&](const Directive& d) {
+      return !d.late && d.name == late.name && d.component == late.component;
+    });
+    late.ignored = read_above;
+  }
+}
+
 const Directive* ScriptModel::directive(const std::string& name, int component) const
 {
   const Directive* found = nullptr;

@@ -46,7 +46,7 @@ TEST_CASE("directive_ignored: lines that only repeat options read above the firs
   CHECK(found[0]->diagnostic.fix.find("delete") != std::string::npos);
 }
 
-TEST_CASE("directive_ignored: a late option nothing above sets is still a warning, naming it")
+TEST_CASE("directive_ignored: a late GPU request nothing above sets is an error, naming it")
 {
   const auto r = run(R"(#!/bin/bash
 #SBATCH --nodes=2
@@ -57,10 +57,11 @@ srun python train.py
 )");
   const auto found = with_rule(r, "audit.directive_ignored");
   REQUIRE(found.size() == 1);
-  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
   const std::string& message = found[0]->diagnostic.message;
   CHECK(message.find("Slurm's defaults for --gpus-per-node (--nodes is set above the first command as well)")
         != std::string::npos);
+  CHECK(message.find("the job loses its GPUs") != std::string::npos);
   CHECK(found[0]->diagnostic.fix == "move the #SBATCH lines above the first command");
 }
 
@@ -76,4 +77,39 @@ srun python train.py
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
   CHECK(found[0]->diagnostic.message.find("Slurm's defaults for each") != std::string::npos);
+}
+
+// Held-out round 28: `set -euo pipefail` above the whole #SBATCH block, which
+// holds --ntasks-per-node=4, then `srun torchrun --nproc_per_node=4`. The job
+// is judged as the lines mean it, so the fix for the ignored lines does not
+// lead into a second error the audit knew of and did not say.
+TEST_CASE("directive_ignored: the other rules judge the job the late lines mean")
+{
+  const auto r = run(R"(#!/bin/bash
+set -euo pipefail
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=4
+#SBATCH --time=01:00:00
+srun torchrun --nnodes=2 --nproc_per_node=4 --rdzv-backend=c10d --rdzv-endpoint=h:29500 train.py
+)");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.directive_ignored");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[0]->diagnostic.message.find("its 2 nodes") != std::string::npos);
+  CHECK(with_rule(r, "audit.torchrun_tasks_per_node").size() == 1);
+}
+
+TEST_CASE("directive_ignored: late lines of a second job's header stay out of the job")
+{
+  // --ntasks-per-node=8 repeats an option read above: the job keeps 1.
+  const auto r = run(R"(#!/bin/bash
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+cd /work
+#SBATCH --ntasks-per-node=8
+srun torchrun --nproc_per_node=8 train.py
+)");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.torchrun_tasks_per_node").empty());
 }
