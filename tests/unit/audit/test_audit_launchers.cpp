@@ -30,12 +30,18 @@ TEST_CASE("srun torchrun --nnodes 2 with no rendezvous address: each node meets 
   CHECK(unknown[0]->diagnostic.severity == lg::Severity::warning);
   for (const char* fine : {"srun torchrun --nnodes 2 --rdzv-endpoint=$H:29500 --rdzv_backend c10d train.py\n",
                            "srun torchrun --nnodes=2 --master_addr $H train.py\n",
-                           "export MASTER_ADDR=h\nsrun torchrun --nnodes 2 train.py\n",
                            "export PET_RDZV_ENDPOINT=h:1\nsrun torchrun --nnodes 2 train.py\n",
                            "srun torchrun --nnodes 1 train.py\n", "srun torchrun --nnodes 2 $DIST train.py\n"}) {
     CAPTURE(fine);
     CHECK(with_rule(run(head + fine), "audit.torchrun_local_rendezvous").empty());
   }
+  // An exported MASTER_ADDR is not torchrun's: --master-addr reads only
+  // PET_MASTER_ADDR (torch/distributed/run.py, action=env), default 127.0.0.1.
+  // Held-out round 28's torchtune job.
+  const auto exported = with_rule(run(head + "export MASTER_ADDR=h\nsrun torchrun --nnodes 2 train.py\n"),
+                                  "audit.torchrun_local_rendezvous");
+  REQUIRE(exported.size() == 1);
+  CHECK(exported[0]->diagnostic.message.find("the MASTER_ADDR the script sets is not read") != std::string::npos);
 }
 
 TEST_CASE("each srun torchrun line gets its launcher checks, not only the training launch")
