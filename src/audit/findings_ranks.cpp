@@ -190,6 +190,15 @@ void per_task_variables(FindingContext& c)
     if (!relevant || !severity || harmless_node_rank(c, use, own != nullptr ? own : l)) {
       continue;
     }
+    // The value of a launcher option given again later on the line: it has
+    // no effect (audit.option_repeated says so); the later one is judged.
+    const Launch* at = own != nullptr ? own : l;
+    if (at != nullptr && std::any_of(at->stages.begin(), at->stages.end(), [&](const LaunchStage& s) {
+          const LaunchOption* o = s.option_at(use.offset);
+          return o != nullptr && s.given_again(*o) != nullptr;
+        })) {
+      continue;
+    }
     // `TRITON_CACHE_DIR=/tmp/triton_cache_${SLURM_PROCID}`: a per-task path
     // (a cache, a log, a scratch directory), not a rank: the tasks share one
     // directory, and the job runs. A warning, with a fix about paths.

