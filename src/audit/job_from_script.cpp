@@ -164,7 +164,10 @@ ScriptJob job_from_script(const ScriptModel& model, const config::GpuSpec& gpu, 
     return job;
   }
   const std::string& program = job.launch->program->text();
-  const bool named = contains_megatron(program) || basename_contains_pretrain(program);
+  // A wrapper's snake_case flags: not one of Megatron-LM's entry points,
+  // whatever its path says (megatron_words.hpp).
+  const bool named = (contains_megatron(program) || basename_contains_pretrain(program))
+                     && !snake_case_megatron_args(job.launch->args);
   const bool megatron_args = looks_like_megatron_args(job.launch->args);
   if (!megatron_args && looks_like_bridge_overrides(job.launch->args)) {
     read_bridge(model, path, job);  // a Bridge entry point (run_recipe.py, a recipe's pretrain_*.py)

@@ -8,6 +8,7 @@
 #include "config/megatron_args.hpp"
 #include "util/error.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -77,6 +78,26 @@ bool looks_like_megatron_args(const std::vector<Word>& args)
     }
   }
   return count >= 2;
+}
+
+bool snake_case_megatron_args(const std::vector<Word>& args)
+{
+  int snake = 0;
+  int dashed = 0;
+  for (const auto& w : args) {
+    const std::string& t = w.text();
+    std::string dashes = t.size() > 2 ? t.substr(2) : std::string();
+    std::replace(dashes.begin(), dashes.end(), '_', '-');
+    if (!t.starts_with("--") || !w.known || t.find('=') != std::string::npos || t.size() >= 64
+        || !key_of_flag(dashes)) {
+      continue;
+    }
+    const bool underscore = t.find('_', 2) != std::string::npos;
+    const bool dash = t.find('-', 2) != std::string::npos;
+    snake += underscore && !dash ? 1 : 0;
+    dashed += dash && !underscore ? 1 : 0;
+  }
+  return snake >= 2 && snake > dashed;
 }
 
 } // namespace lg::audit

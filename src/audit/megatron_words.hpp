@@ -91,6 +91,13 @@ bool basename_contains_pretrain(const std::string& program);
 
 // True when at least two words of `args` are Megatron-LM flags the JobSpec reads.
 bool looks_like_megatron_args(const std::vector<Word>& args);
+// Megatron flags written mostly with '_' (`--tensor_model_parallel_size`):
+// Megatron-LM's argparse defines them with '-' and argparse matches option
+// strings as written, so Megatron-LM itself stops on them ("unrecognized
+// arguments"); the program is a wrapper that takes them its own way, with
+// defaults of its own (held-out round 28: ms-swift's Megatron sft.py, whose
+// use_distributed_optimizer defaults to true).
+bool snake_case_megatron_args(const std::vector<Word>& args);
 
 // The JobSpec key a Megatron-LM flag (without dashes) sets, found by asking
 // config::job_from_megatron_args; nullopt for flags the JobSpec ignores.
