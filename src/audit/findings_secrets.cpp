@@ -231,7 +231,11 @@ void placeholders(FindingContext& c)
     }
     const std::string t = placeholder_token(w.text(), tmpl);
     if (!t.empty()) {
-      record(t, w.offset, false);
+      // Where its first character was written: a word read from a string the
+      // script runs (`bash -c '…'`) has the string's offset, its characters
+      // their own.
+      const int first = !w.value.offsets.empty() && w.value.offsets.front() >= 0 ? w.value.offsets.front() : w.offset;
+      record(t, first, false);
     }
   };
   // NCCL_SOCKET_IFNAME=xxx, HCCL_SOCKET_IFNAME=xxx, NCCL_IB_HCA=xxx: no network
@@ -258,7 +262,28 @@ void placeholders(FindingContext& c)
     if (words.empty() || (words.front().known && (words.front().text() == "echo" || words.front().text() == "printf"))) {
       continue;
     }
-    for (const auto& w : words) {
+    bool shell = false;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const std::string& t = words[i].text();
+      shell = shell || t == "bash" || t == "sh" || t.ends_with("/bash") || t.ends_with("/sh");
+      // `bash -c TEXT`: TEXT is a script, its words judged one by one below
+      // (the launches read from it), where they were written.
+      const bool script_text = shell && i > 0 && words[i - 1].known && words[i - 1].text().starts_with("-")
+                               && !words[i - 1].text().starts_with("--") && words[i - 1].text().ends_with("c");
+      if (words[i].known && !script_text) {
+        check_word(words[i]);
+      }
+    }
+  }
+  // The program and arguments of each launch, also where the launch was read
+  // from a string the script runs (`srun singularity exec IMG bash -c '…
+  // accelerate launch … TODO_path/train.py TODO_flags'`, held-out round 28):
+  // those words are no command of the script's own.
+  for (const auto& l : m.launches) {
+    if (l.program && l.program->known) {
+      check_word(*l.program);
+    }
+    for (const auto& w : l.args) {
       if (w.known) {
         check_word(w);
       }

@@ -1,6 +1,8 @@
 // The evaluator's per-command dispatch and the `bash -c` sub-scripts.
 #include "audit/shell_eval.hpp"
 
+#include "audit/job_from_script.hpp"
+
 #include "audit/shell_condition.hpp"
 
 #include <algorithm>
@@ -411,7 +413,11 @@ SubScript Evaluator::run_sub(const Word& text, bool batch_expanded)
   if (scratch.launches.empty()) {
     return out;
   }
-  const Launch& inner = scratch.launches.front();
+  // The training among the string's launches, read as the script's own
+  // (training_launch): `bash -c '… python -c "import torch; …"; accelerate
+  // launch … train.py'` trains with the second (held-out round 28's Leonardo
+  // template, whose launch was taken as the one-line check).
+  const Launch& inner = *training_launch(scratch);
   out.found = true;
   for (int offset : scratch.sources) {
     out.sourced = out.sourced || offset < scratch.commands[static_cast<std::size_t>(inner.command)].begin;

@@ -108,3 +108,20 @@ TEST_CASE("a run of x as a network interface or HCA name is a placeholder, repor
   CHECK(line_of(found[0]) == 2);
   CHECK(found[0]->diagnostic.message.find("xxx (also used on line 3)") != std::string::npos);
 }
+
+// Held-out round 28's Leonardo template: `srun singularity exec … /bin/bash -c
+// '… python -c "import torch; …"; accelerate launch … TODO_path_in_container/
+// train_script.py TODO_train_script_flags'`. The string's launch is its
+// training (not the one-line check), and its words are reported where they
+// were written.
+TEST_CASE("placeholders in the launch a bash -c string holds: on their own lines")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\nsrun singularity exec --nv img.sif /bin/bash -c '\n"
+                            "  python -c \"import torch; print(torch.cuda.is_available())\"\n"
+                            "  accelerate launch --num_processes 4 TODO_path/train.py TODO_flags\n'\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(line_of(found[0]) == 5);
+  CHECK(line_of(found[1]) == 5);
+}
