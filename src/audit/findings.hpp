@@ -60,6 +60,7 @@ void job_status_findings(FindingContext& context);  // a bare `wait` as the job'
 // The job asks Slurm for GPUs: #SBATCH --gres=gpu…, --gpus*, --tres-per-task=gres/gpu… (findings_gpu_request.cpp).
 bool requests_gpus(const ScriptModel& model, int component);
 void gpu_request_findings(FindingContext& context);  // a GPU launch in a job that asks for no GPU
+void visible_devices_findings(FindingContext& context);  // export CUDA_VISIBLE_DEVICES=0,1 in a GPU job
 void repeated_option_findings(FindingContext& context);  // srun --export=A … --export=B (findings_repeated_options.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>

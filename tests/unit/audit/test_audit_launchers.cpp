@@ -38,8 +38,8 @@ TEST_CASE("srun torchrun --nnodes 2 with no rendezvous address: each node meets 
   // An exported MASTER_ADDR is not torchrun's: --master-addr reads only
   // PET_MASTER_ADDR (torch/distributed/run.py, action=env), default 127.0.0.1.
   // Held-out round 28's torchtune job.
-  const auto exported = with_rule(run(head + "export MASTER_ADDR=h\nsrun torchrun --nnodes 2 train.py\n"),
-                                  "audit.torchrun_local_rendezvous");
+  const AuditResult addr = run(head + "export MASTER_ADDR=h\nsrun torchrun --nnodes 2 train.py\n");
+  const auto exported = with_rule(addr, "audit.torchrun_local_rendezvous");
   REQUIRE(exported.size() == 1);
   CHECK(exported[0]->diagnostic.message.find("the MASTER_ADDR the script sets is not read") != std::string::npos);
 }
