@@ -318,6 +318,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::gpu_request_findings(context);
   detail::repeated_option_findings(context);
   detail::visible_devices_findings(context);
+  detail::internal_image_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -459,6 +460,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "an srun or launcher option given twice with different values: the last counts (srun --export: a warning)"},
     {"audit.visible_devices_fixed", Severity::advice,
      "CUDA_VISIBLE_DEVICES set to a fixed list in a job Slurm gives GPUs (a warning when the count differs)"},
+    {"audit.internal_image", Severity::warning,
+     "a container image only NVIDIA's network can pull (nvcr.io/nvidian, gitlab-master.nvidia.com)"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,
