@@ -300,9 +300,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   ReadOptions read;
   read.template_mode = options.template_mode;
   const std::string foreign = foreign_interpreter(text);
-  ScriptModel read_model = read_script(csh_family(foreign) ? csh_exports(text) : text, read);
-  read_late_directives_as_meant(read_model);
-  const ScriptModel& model = read_model;
+  const ScriptModel model = read_script(csh_family(foreign) ? csh_exports(text) : text, read);
   const ScriptJob job = job_from_script(model, options.gpu, path);
   AuditResult result;
   result.path = path;
@@ -319,6 +317,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::repeated_option_findings(context);
   detail::visible_devices_findings(context);
   detail::internal_image_findings(context);
+  detail::slurm_variable_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -462,6 +461,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "CUDA_VISIBLE_DEVICES set to a fixed list in a job Slurm gives GPUs (a warning when the count differs)"},
     {"audit.internal_image", Severity::warning,
      "a container image only NVIDIA's network can pull (nvcr.io/nvidian, gitlab-master.nvidia.com)"},
+    {"audit.slurm_variable_unset", Severity::warning,
+     "a SLURM_* variable Slurm sets only for an option the job does not give ($SLURM_GPUS_PER_NODE without --gpus-per-node)"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,

@@ -257,7 +257,14 @@ std::string ascend_evidence(const ScriptModel& model)
 
 std::optional<GpuHint> gpu_from_script(const std::string& text, const std::vector<std::string>& presets)
 {
-  const ScriptModel model = read_script(text);
+  ScriptModel model = read_script(text);
+  // The GPU the job runs on is named where sbatch reads it: a late #SBATCH
+  // line the rest of the audit reads as meant (read_late_directives_as_meant)
+  // names a partition the job does not get, and a memory verdict against it
+  // would be judged on another GPU (round 18's Megatron job).
+  for (auto& d : model.directives) {
+    d.ignored = d.ignored || d.late;
+  }
   // Each component of a heterogeneous job names its own nodes (a CPU
   // component next to a GPU one): the GPU is the one the components name,
   // and when two name different GPUs this option does not decide.

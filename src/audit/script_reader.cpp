@@ -111,6 +111,7 @@ ScriptModel read_script(std::string text, const ReadOptions& options)
   model.directives =
     detail::read_directives(model.text, model.line_starts, model.first_command_offset, model.heredocs,
                             &model.directive_strays);
+  read_late_directives_as_meant(model);
   for (const auto& d : model.directives) {
     model.components = std::max(model.components, d.component + 1);
   }

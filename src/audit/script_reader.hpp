@@ -22,10 +22,12 @@ struct ReadOptions
 
 ScriptModel read_script(std::string text, const ReadOptions& options = {});
 
-// The job as its author meant it: an #SBATCH line after the first command that
-// sets an option no line above it sets is judged as the job's (`ignored`
-// cleared; `late` stays, and audit.directive_ignored reports it), so the
-// other rules judge the job the directive fix leads to, not Slurm's defaults.
+// The job as its author meant it (read_script does this before it evaluates
+// the script, so the SLURM_* variables the lines set are seeded too): an
+// #SBATCH line after the first command that sets an option no line above it
+// sets is judged as the job's (`ignored` cleared; `late` stays, and
+// audit.directive_ignored reports it), so the other rules judge the job the
+// directive fix leads to, not Slurm's defaults.
 // Held-out round 28: `set -euo pipefail` above 14 #SBATCH lines hid a
 // `srun torchrun` under --ntasks-per-node=4 that moving them up would expose.
 void read_late_directives_as_meant(ScriptModel& model);
