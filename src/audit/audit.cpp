@@ -318,6 +318,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::visible_devices_findings(context);
   detail::internal_image_findings(context);
   detail::slurm_variable_findings(context);
+  detail::world_size_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -463,6 +464,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a container image only NVIDIA's network can pull (nvcr.io/nvidian, gitlab-master.nvidia.com)"},
     {"audit.slurm_variable_unset", Severity::warning,
      "a SLURM_* variable Slurm sets only for an option the job does not give ($SLURM_GPUS_PER_NODE without --gpus-per-node)"},
+    {"audit.world_size_mismatch", Severity::warning,
+     "WORLD_SIZE exported for another number of processes than the launch starts (an error for Megatron)"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,

@@ -63,6 +63,7 @@ void gpu_request_findings(FindingContext& context);  // a GPU launch in a job th
 void visible_devices_findings(FindingContext& context);  // export CUDA_VISIBLE_DEVICES=0,1 in a GPU job
 void internal_image_findings(FindingContext& context);  // nvcr.io/nvidian, gitlab-master.nvidia.com images
 void slurm_variable_findings(FindingContext& context);  // $SLURM_GPUS_PER_NODE without --gpus-per-node …
+void world_size_findings(FindingContext& context);  // WORLD_SIZE exported for another process count
 void repeated_option_findings(FindingContext& context);  // srun --export=A … --export=B (findings_repeated_options.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>

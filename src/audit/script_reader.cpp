@@ -2,6 +2,7 @@
 // directives, the variables Slurm derives from the directives, evaluation.
 #include "audit/script_reader.hpp"
 
+#include "audit/job_from_script.hpp"
 #include "audit/shell_eval.hpp"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ Text source_text(const std::string& text, const std::vector<int>& starts, bool t
 detail::Variables slurm_variables(const std::vector<Directive>& directives)
 {
   detail::Variables vars;
-  auto seed = [&](const char* directive, std::initializer_list<const char*> names) {
+  auto seed = [&](const char* directive, std::initializer_list<const char*> names, bool gpus = false) {
     const Directive* found = nullptr;
     for (const auto& d : directives) {
       if (!d.ignored && d.name == directive && d.has_value) {
@@ -70,13 +71,31 @@ detail::Variables slurm_variables(const std::vector<Directive>& directives)
         return;
       }
     }
-    if (found == nullptr || found->value.empty()
-        || found->value.find_first_not_of("0123456789") != std::string::npos) {
+    if (found == nullptr || found->value.empty()) {
+      return;
+    }
+    // A GPU request's count: `v100:4`, `gpu:a100:2` (gpu_count), its digits
+    // where they are written.
+    std::string value = found->value;
+    std::size_t at = 0;
+    if (gpus && value.find_first_not_of("0123456789") != std::string::npos) {
+      if (std::string_view(directive) == "gres" && !value.starts_with("gpu")) {
+        return;
+      }
+      const int n = gpu_count(value);
+      if (n <= 0) {
+        return;
+      }
+      value = std::to_string(n);
+      at = found->value.rfind(value);
+      at = at == std::string::npos ? 0 : at;
+    }
+    if (value.find_first_not_of("0123456789") != std::string::npos) {
       return;
     }
     Word w;
-    for (std::size_t i = 0; i < found->value.size(); ++i) {
-      w.value.append(found->value[i], found->value_offset + static_cast<int>(i));
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      w.value.append(value[i], found->value_offset + static_cast<int>(at + i));
     }
     w.offset = found->value_offset;
     for (const char* name : names) {
@@ -89,7 +108,12 @@ detail::Variables slurm_variables(const std::vector<Directive>& directives)
   };
   seed("nodes", {"SLURM_JOB_NUM_NODES", "SLURM_NNODES"});
   seed("ntasks-per-node", {"SLURM_NTASKS_PER_NODE"});
-  seed("gpus-per-node", {"SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"});
+  // SLURM_GPUS_ON_NODE from either request, SLURM_GPUS_PER_NODE from
+  // --gpus-per-node only (the local Slurm 22.05: `--gres=gpu:2` sets the
+  // first and not the second); --gres decides when both are given
+  // (job_cluster.cpp).
+  seed("gpus-per-node", {"SLURM_GPUS_PER_NODE", "SLURM_GPUS_ON_NODE"}, true);
+  seed("gres", {"SLURM_GPUS_ON_NODE"}, true);
   return vars;
 }
 
