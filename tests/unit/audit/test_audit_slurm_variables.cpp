@@ -38,3 +38,16 @@ TEST_CASE("the option given, a default, a test for it, or no resources in the sc
                   "audit.slurm_variable_unset")
           .empty());
 }
+
+// Held-out round 29's CMU job: `if command -v srun …; then …; else
+// SLURM_NNODES=1; fi` (a fallback outside Slurm), then `torchrun --nnodes
+// $SLURM_NNODES`. In the job Slurm sets SLURM_NNODES; the else branch's 1 is
+// no node count written twice.
+TEST_CASE("a SLURM_* name assigned inside a block is not known after it")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n"
+                            "if command -v srun >/dev/null; then\n  echo slurm\nelse\n  SLURM_NNODES=1\nfi\n"
+                            "srun torchrun --nnodes $SLURM_NNODES --nproc_per_node 8 t.py\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.nodes_duplicated").empty());
+}
