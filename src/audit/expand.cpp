@@ -1,6 +1,8 @@
 // Word expansion over the static variable environment (expand.hpp).
 #include "audit/expand.hpp"
 
+#include <cctype>
+
 namespace lg::audit::detail {
 
 namespace {
@@ -153,6 +155,7 @@ private:
   }
   void append_split(const Word& item);
   void param(const Part& part);
+  void arith_uses(const Part& part);
   void unknown(const Part& part);
 
   const ExpandContext& m_context;
@@ -210,6 +213,40 @@ void Expander::unknown(const Part& part)
   m_started = true;
 }
 
+// The variables `$((…))` reads: `$NAME`, `${NAME}` and bare names (bash(1),
+// ARITHMETIC EVALUATION: "shell variables may also be referenced by name
+// without using the parameter expansion syntax"), each a use where it is
+// written, so the rules that judge uses (per-task, unset, set only by an
+// option) see `$((SLURM_NNODES * SLURM_GPUS_PER_NODE))` too.
+void Expander::arith_uses(const Part& part)
+{
+  if (m_context.uses == nullptr) {
+    return;
+  }
+  const std::string& t = part.text.text;
+  auto name_char = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '_'; };
+  for (std::size_t i = 0; i < t.size();) {
+    const bool starts = (std::isalpha(static_cast<unsigned char>(t[i])) != 0 || t[i] == '_')
+                        && (i == 0 || !name_char(t[i - 1]));
+    if (!starts) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < t.size() && name_char(t[j])) {
+      ++j;
+    }
+    // `${NAME:-1}` inside: a default handles the unset case.
+    const bool guarded = i >= 2 && t[i - 1] == '{' && t[j < t.size() ? j : t.size() - 1] == ':';
+    const int offset = i < part.text.offsets.size() ? part.text.offsets[i] : part.offset;
+    const int at = i > 0 && (t[i - 1] == '$' || t[i - 1] == '{') && i - 1 < part.text.offsets.size()
+                     ? part.text.offsets[t[i - 1] == '{' && i >= 2 ? i - 2 : i - 1]
+                     : offset;
+    m_context.uses->push_back(VarUse{t.substr(i, j - i), at, m_context.command, m_context.batch_shell, guarded});
+    i = j;
+  }
+}
+
 void Expander::param(const Part& part)
 {
   if (m_context.uses != nullptr) {
@@ -263,6 +300,7 @@ std::vector<Word> Expander::run(const RawWord& word)
     } else if (part.kind == PartKind::param) {
       param(part);
     } else if (part.kind == PartKind::arith) {
+      arith_uses(part);
       if (auto v = arithmetic(part.text.text, m_context.vars)) {
         for (char c : std::to_string(*v)) {
           m_cur.value.append(c, part.offset);

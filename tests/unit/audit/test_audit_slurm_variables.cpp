@@ -51,3 +51,18 @@ TEST_CASE("a SLURM_* name assigned inside a block is not known after it")
   CAPTURE(describe(r));
   CHECK(with_rule(r, "audit.nodes_duplicated").empty());
 }
+
+// bash(1), ARITHMETIC EVALUATION: names inside $((…)) are variables, with or
+// without `$`. Held-out round 29's music-transformer job:
+// `export WORLD_SIZE=$(($SLURM_NNODES * $SLURM_GPUS_PER_NODE))` under
+// --gres=gpu:4 (bash: "syntax error: operand expected", WORLD_SIZE empty).
+TEST_CASE("a use inside $((…)) is a use, where it is written")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --gres=gpu:4\n"
+                            "export WORLD_SIZE=$(($SLURM_NNODES * $SLURM_GPUS_PER_NODE))\n"
+                            "echo \"$SLURM_GPUS_PER_NODE\"\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.slurm_variable_unset");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 4);
+}
