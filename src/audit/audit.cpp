@@ -319,6 +319,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::internal_image_findings(context);
   detail::slurm_variable_findings(context);
   detail::world_size_findings(context);
+  detail::ssh_rank_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -466,6 +467,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a SLURM_* variable Slurm sets only for an option the job does not give ($SLURM_GPUS_PER_NODE without --gpus-per-node)"},
     {"audit.world_size_mismatch", Severity::warning,
      "WORLD_SIZE exported for another number of processes than the launch starts (an error for Megatron)"},
+    {"audit.ranks_over_ssh", Severity::advice,
+     "deepspeed --hostfile in the batch shell starts the other nodes' ranks over pdsh/ssh, outside Slurm"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,
