@@ -59,6 +59,10 @@ void cpu_findings(FindingContext& context);  // launcher workers on Slurm's one 
 void job_status_findings(FindingContext& context);  // a bare `wait` as the job's status (findings_job_status.cpp)
 // The job asks Slurm for GPUs: #SBATCH --gres=gpu…, --gpus*, --tres-per-task=gres/gpu… (findings_gpu_request.cpp).
 bool requests_gpus(const ScriptModel& model, int component);
+// The #SBATCH lines give the job's resources (nodes, tasks, CPUs, memory, GPUs):
+// without one the submitter passes them on sbatch's command line (a generated
+// or wrapped job), and what the script leaves out may well be given there.
+bool resources_in_script(const ScriptModel& model, int component);
 void gpu_request_findings(FindingContext& context);  // a GPU launch in a job that asks for no GPU
 void visible_devices_findings(FindingContext& context);  // export CUDA_VISIBLE_DEVICES=0,1 in a GPU job
 void internal_image_findings(FindingContext& context);  // nvcr.io/nvidian, gitlab-master.nvidia.com images

@@ -26,18 +26,6 @@ bool mentions_gpu(const std::string& value)
   return lower.find("gpu") != std::string::npos;
 }
 
-// The directives that give the resources in the script itself: without one the
-// submitter passes them on sbatch's command line (a generated or wrapped job).
-bool resources_in_script(const ScriptModel& model, int component)
-{
-  for (const char* name : {"nodes", "ntasks", "ntasks-per-node", "cpus-per-task", "mem"}) {
-    if (model.directive(name, component) != nullptr) {
-      return true;
-    }
-  }
-  return false;
-}
-
 bool srun_requests_gpus(const Launch& l)
 {
   const LaunchStage* srun = l.stage("srun");
@@ -76,6 +64,16 @@ bool expects_gpus(const FindingContext& c, const Launch& l)
 }
 
 } // namespace
+
+bool resources_in_script(const ScriptModel& model, int component)
+{
+  for (const char* name : {"nodes", "ntasks", "ntasks-per-node", "cpus-per-task", "mem", "gres", "gpus-per-node"}) {
+    if (model.directive(name, component) != nullptr) {
+      return true;
+    }
+  }
+  return false;
+}
 
 bool requests_gpus(const ScriptModel& model, int component)
 {

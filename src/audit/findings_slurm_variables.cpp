@@ -61,13 +61,7 @@ void slurm_variable_findings(FindingContext& c)
   if (m.components > 1 || m.directives.empty()) {
     return;
   }
-  // Only a script whose #SBATCH lines give its resources: one submitted with
-  // them on sbatch's command line (a wrapper) may well set the option.
-  bool resources = false;
-  for (const char* name : {"nodes", "ntasks", "ntasks-per-node", "cpus-per-task", "mem", "gres", "gpus-per-node"}) {
-    resources = resources || m.directive(name) != nullptr;
-  }
-  if (!resources) {
+  if (!resources_in_script(m, 0)) {
     return;
   }
   int nounset = -1;
