@@ -321,6 +321,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::world_size_findings(context);
   detail::ssh_rank_findings(context);
   detail::self_copy_findings(context);
+  detail::step_payload_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -471,6 +472,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.ranks_over_ssh", Severity::advice,
      "deepspeed --hostfile in the batch shell starts the other nodes' ranks over pdsh/ssh, outside Slurm"},
     {"audit.self_copy", Severity::warning, "cp/mv/rsync with the same source and destination: it fails"},
+    {"audit.step_payload_split", Severity::warning,
+     "`srun … \\` then `cmd; \\`: the ; ends srun, the continued lines run in the batch shell"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,

@@ -70,6 +70,7 @@ void slurm_variable_findings(FindingContext& context);  // $SLURM_GPUS_PER_NODE 
 void world_size_findings(FindingContext& context);  // WORLD_SIZE exported for another process count
 void ssh_rank_findings(FindingContext& context);  // deepspeed --hostfile over pdsh in the batch shell
 void self_copy_findings(FindingContext& context);  // cp X X
+void step_payload_findings(FindingContext& context);  // srun … \ / cmd; \ / cmd: the ; ends srun
 void repeated_option_findings(FindingContext& context);  // srun --export=A … --export=B (findings_repeated_options.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>
