@@ -322,6 +322,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::ssh_rank_findings(context);
   detail::self_copy_findings(context);
   detail::step_payload_findings(context);
+  detail::redirect_directory_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -474,6 +475,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
     {"audit.self_copy", Severity::warning, "cp/mv/rsync with the same source and destination: it fails"},
     {"audit.step_payload_split", Severity::warning,
      "`srun … \\` then `cmd; \\`: the ; ends srun, the continued lines run in the batch shell"},
+    {"audit.redirect_directory", Severity::warning,
+     "a redirection into a directory named after the job's ID that nothing in the script creates"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,
