@@ -28,7 +28,9 @@ void visible_devices_findings(FindingContext& c)
         || !a.known || a.value.size() != 1 || c.model.in_function(a.offset)) {
       continue;
     }
-    const std::string& v = a.value.front().text();
+    // `0,1` or `"0, 1, 2, 3"` (held-out round 30's JSC job).
+    std::string v = a.value.front().text();
+    std::erase(v, ' ');
     if (v.empty() || v.find_first_not_of("0123456789,") != std::string::npos || v.front() == ',') {
       continue;
     }
