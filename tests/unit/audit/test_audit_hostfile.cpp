@@ -70,3 +70,18 @@ TEST_CASE("hostfile_mismatch: not judged where the script could reach the path s
   // The launcher's hostfile is not known.
   CHECK(with_rule(run(job("", "", "$DS_HOSTFILE")), "audit.hostfile_mismatch").empty());
 }
+
+// Held-out round 30's CARC job: `… | awk … > hostfile` in the directory the
+// job started in, `cd /scratch1/…/LLaVA`, `deepspeed --hostfile=hostfile`:
+// one file only when the job is submitted from the cd's directory. Advice.
+TEST_CASE("a hostfile written in the submit directory and read after a cd: advice naming the directory")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n"
+                            "scontrol show hostnames $SLURM_NODELIST | awk '{print $1, \"slots=2\"}' > hostfile\n"
+                            "cd /scratch/x\ndeepspeed --launcher slurm --num_nodes=2 --hostfile=hostfile t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.hostfile_mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::advice);
+  CHECK(found[0]->diagnostic.message.find("submitted from /scratch/x") != std::string::npos);
+}
