@@ -147,7 +147,8 @@ void hostfile_findings(FindingContext& c)
           continue;
         }
         const std::string path = target.known ? resolved(m, target.text(), command.begin) : std::string();
-        if (target.known && path.starts_with(submit + "/") && reads.starts_with("/")) {
+        if (target.known && path.starts_with(submit + "/") && reads.starts_with("/")
+            && !option->value->text().starts_with("/")) {
           from_submit_directory.push_back(Written{path, target.text(), target.offset});
           continue;
         }
