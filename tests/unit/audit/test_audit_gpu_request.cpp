@@ -61,3 +61,16 @@ TEST_CASE("GPUs per node from --gpus-per-task times the tasks per node")
   REQUIRE(found.size() == 1);
   CHECK(found[0]->diagnostic.message.find("4 processes per node on 2 GPUs per node") != std::string::npos);
 }
+
+// Held-out round 30's NCSA Delta job: `--ntasks-per-node=2`,
+// `--gpus-per-node=3`, `srun python3 …`: the tasks cannot share 3 GPUs evenly.
+TEST_CASE("tasks per node that cannot split the GPUs evenly: a warning; an even split: nothing")
+{
+  const std::string head = "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=2\n";
+  const AuditResult r = run(head + "#SBATCH --gpus-per-node=3\nsrun python3 bench.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.gpus_mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]->diagnostic.severity == lg::Severity::warning);
+  CHECK(with_rule(run(head + "#SBATCH --gpus-per-node=4\nsrun python3 bench.py\n"), "audit.gpus_mismatch").empty());
+}
