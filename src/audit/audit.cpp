@@ -323,6 +323,7 @@ AuditResult audit_text(const std::string& text, const std::string& path, const A
   detail::self_copy_findings(context);
   detail::step_payload_findings(context);
   detail::redirect_directory_findings(context);
+  detail::fixed_host_findings(context);
   detail::accelerate_total_findings(context);
   detail::secret_findings(context);
   detail::shell_findings(context);
@@ -477,6 +478,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "`srun … \\` then `cmd; \\`: the ; ends srun, the continued lines run in the batch shell"},
     {"audit.redirect_directory", Severity::warning,
      "a redirection into a directory named after the job's ID that nothing in the script creates"},
+    {"audit.fixed_rendezvous_host", Severity::warning,
+     "a literal IP as the rendezvous/master address of a multi-node job whose nodes Slurm picks"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,

@@ -72,6 +72,7 @@ void ssh_rank_findings(FindingContext& context);  // deepspeed --hostfile over p
 void self_copy_findings(FindingContext& context);  // cp X X
 void step_payload_findings(FindingContext& context);  // srun … \ / cmd; \ / cmd: the ; ends srun
 void redirect_directory_findings(FindingContext& context);  // cmd > $JOBDIR/log with $JOBDIR never made
+void fixed_host_findings(FindingContext& context);  // --rdzv_endpoint 10.0.0.1:29500 in a multi-node job
 void repeated_option_findings(FindingContext& context);  // srun --export=A … --export=B (findings_repeated_options.cpp)
 // audit --shellcheck: the curated shellcheck codes in `run` (findings_shellcheck.cpp).
 void shellcheck_findings(FindingContext& context, const ShellcheckRun& run);     // words bash reads otherwise: `\ #` in arrays, one-element host arrays, unquoted <…>

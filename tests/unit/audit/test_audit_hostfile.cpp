@@ -76,7 +76,7 @@ TEST_CASE("hostfile_mismatch: not judged where the script could reach the path s
 // one file only when the job is submitted from the cd's directory. Advice.
 TEST_CASE("a hostfile written in the submit directory and read after a cd: advice naming the directory")
 {
-  const AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n"
+  const lg::audit::AuditResult r = run("#!/bin/bash\n#SBATCH --nodes=2\n"
                             "scontrol show hostnames $SLURM_NODELIST | awk '{print $1, \"slots=2\"}' > hostfile\n"
                             "cd /scratch/x\ndeepspeed --launcher slurm --num_nodes=2 --hostfile=hostfile t.py\n");
   CAPTURE(describe(r));
