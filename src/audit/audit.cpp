@@ -480,6 +480,8 @@ const std::vector<AuditRuleInfo>& audit_rules()
      "a redirection into a directory named after the job's ID that nothing in the script creates"},
     {"audit.fixed_rendezvous_host", Severity::warning,
      "a literal IP as the rendezvous/master address of a multi-node job whose nodes Slurm picks"},
+    {"audit.trailing_status", Severity::advice,
+     "only echo/date … after the training launch without set -e: a failed training ends COMPLETED"},
     {"audit.no_gpu_request", Severity::warning,
      "a GPU launch in a job that asks Slurm for no GPU (no --gres=gpu, --gpus*, --exclusive): its tasks get none"},
     {"audit.docker_all_gpus", Severity::warning,

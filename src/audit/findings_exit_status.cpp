@@ -16,8 +16,6 @@
 
 namespace lg::audit::detail {
 
-namespace {
-
 // `#!/bin/bash -e` (or -xe, -ex …): errexit from the first line.
 bool shebang_errexit(const std::string& text)
 {
@@ -35,6 +33,9 @@ bool shebang_errexit(const std::string& text)
   }
   return false;
 }
+
+namespace {
+
 
 // A function that guards with `exit 1`, called inside `$(…)`: the command
 // substitution runs it in a subshell (bash(1), "Command Substitution": the

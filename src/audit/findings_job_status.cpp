@@ -68,10 +68,64 @@ bool background_step(const ScriptModel& model, std::size_t index)
                      [index](const Launch& l) { return l.command == static_cast<int>(index); });
 }
 
+// `srun python train.py` then only `echo "done"` (held-out round 31's Pleias
+// job): the script's status is echo's 0, so a failed training ends COMPLETED
+// (sbatch(1): the job's exit code is the script's). Not under `set -e`
+// (errexit ends the script at the failed launch), nor when anything after the
+// launch reads `$?`, nor for a launch in a pipeline or a list (`|| exit`),
+// nor in the background (audit.wait_status). Advice: the run itself is not
+// harmed, only what reads the job's state.
+void trailing_status(FindingContext& c)
+{
+  const ScriptModel& m = c.model;
+  const Launch* l = c.job.launch;
+  if (l == nullptr || shebang_errexit(m.text)) {
+    return;
+  }
+  const std::size_t launch = static_cast<std::size_t>(l->command);
+  const Command& command = m.commands[launch];
+  const std::size_t end = pipeline_end(m, launch);
+  const std::string& terminator = m.commands[end].terminator;
+  if (command.depth != 0 || m.in_function(command.begin) || end != launch
+      || (terminator != "\n" && terminator != ";" && !terminator.empty())
+      || (launch > 0 && (m.commands[launch - 1].terminator == "&&" || m.commands[launch - 1].terminator == "||"))) {
+    return;
+  }
+  for (std::size_t k = 0; k < launch; ++k) {
+    if (m.commands[k].depth == 0 && is_set_with(m.commands[k], 'e', "errexit")) {
+      return;
+    }
+  }
+  std::size_t after = 0;
+  std::string first;
+  for (std::size_t k = launch + 1; k < m.commands.size(); ++k) {
+    if (m.in_function(m.commands[k].begin)) {
+      continue;
+    }
+    if (!bookkeeping(m, m.commands[k])) {
+      return;
+    }
+    if (after++ == 0) {
+      first = m.commands[k].words.front().text();
+    }
+  }
+  if (after == 0) {
+    return;
+  }
+  c.add(Severity::advice, "audit.trailing_status",
+        fmt::format("after the training launch the script runs only `{}`{}: the job's exit status is the last "
+                    "command's, so a failed training still ends COMPLETED (afterok dependencies start, failure mails "
+                    "are not sent, a retry wrapper sees success)",
+                    first, after > 1 ? " and the like" : ""),
+        "keep the launch's status: `srun … ; rc=$?` … `exit $rc`, or `set -e` before the launch",
+        m.commands[launch + 1].begin);
+}
+
 }  // namespace
 
 void job_status_findings(FindingContext& c)
 {
+  trailing_status(c);
   const ScriptModel& m = c.model;
   if (m.directives.empty() || m.commands.empty()) {
     return;  // not known to be a batch script
