@@ -102,11 +102,19 @@ void trailing_status(FindingContext& c)
     if (m.in_function(m.commands[k].begin)) {
       continue;
     }
-    if (!bookkeeping(m, m.commands[k])) {
+    // `export NAME=…` returns 0 as well (and audit.export_after_launch says
+    // it comes too late); `--fix` moves it above the launch, which must not
+    // bring this finding in as a new one.
+    const Command& each = m.commands[k];
+    const std::string text = m.text.substr(static_cast<std::size_t>(each.begin),
+                                           static_cast<std::size_t>(std::max(each.begin, each.end) - each.begin));
+    const bool late_export = text.starts_with("export ") && text.find("$?") == std::string::npos
+                             && text.find("$(") == std::string::npos && text.find('`') == std::string::npos;
+    if (!bookkeeping(m, each) && !late_export) {
       return;
     }
     if (after++ == 0) {
-      first = m.commands[k].words.front().text();
+      first = each.words.empty() ? std::string("export") : each.words.front().text();
     }
   }
   if (after == 0) {
